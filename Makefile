@@ -1,0 +1,75 @@
+# Tessera: the two set-up commands.
+#
+#   make check   install what is missing, build, run every lit and unit test
+#   make run     install what is missing, build, run the main example
+#
+# Other targets: build, deps, docs, bench, asan (ASan/UBSan build + tests),
+# clean.
+
+BUILD       ?= build
+ASAN_BUILD  ?= build-asan
+LLVM_PREFIX ?= /usr/lib/llvm-22
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+CC          := $(LLVM_PREFIX)/bin/clang
+CXX         := $(LLVM_PREFIX)/bin/clang++
+
+# Debian 12 packages Tessera needs (LLVM/MLIR 22 come from bookworm-security).
+PACKAGES := cmake ninja-build python3 clang-22 llvm-22-dev llvm-22-tools \
+            libmlir-22-dev mlir-22-tools libzstd-dev libgtest-dev \
+            libbenchmark-dev
+
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
+               -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) \
+               -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+               -DLLVM_DIR=$(LLVM_PREFIX)/lib/cmake/llvm
+
+.PHONY: all deps configure build check run docs bench asan clean
+
+all: build
+
+# Installs only what is missing; a no-op when everything is present.
+deps:
+	@missing=""; \
+	for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "tessera: installing missing packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q \
+	    --no-install-recommends $$missing; \
+	else \
+	  echo "tessera: all required packages are installed"; \
+	fi
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+check: build
+	cmake --build $(BUILD) --target check-tessera -j $(JOBS)
+
+run: build
+	./examples/run-main-example.sh $(BUILD)
+
+docs: configure
+	cmake --build $(BUILD) --target mlir-doc
+
+bench: build
+	./bench/run.sh $(BUILD)
+
+# Builds everything with AddressSanitizer + UBSan and runs the whole suite.
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTESSERA_ENABLE_SANITIZERS=ON
+	ASAN_OPTIONS=detect_leaks=0 cmake --build $(ASAN_BUILD) \
+	  --target check-tessera -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

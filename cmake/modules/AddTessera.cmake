@@ -1,0 +1,67 @@
+#===- AddTessera.cmake - thin CMake helpers for Tessera -------------------===#
+#
+# Every Tessera library is a static archive that links the shared libMLIR.so
+# (imported target `MLIR`), so tools link MLIR exactly once. Libraries record
+# themselves in global properties; tools take their link lists from there and
+# never keep them by hand.
+#
+#===----------------------------------------------------------------------===#
+
+# tessera_add_library(<name> <sources>... [DEPENDS <targets>...]
+#                     [LINK_LIBS <libs>...] [KIND dialect|pass|conversion|core])
+function(tessera_add_library name)
+  cmake_parse_arguments(ARG "" "KIND" "DEPENDS;LINK_LIBS" ${ARGN})
+  add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  if(ARG_DEPENDS)
+    add_dependencies(${name} ${ARG_DEPENDS})
+  endif()
+  target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
+  if(NOT ARG_KIND)
+    set(ARG_KIND core)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TESSERA_ALL_LIBS ${name})
+  if(ARG_KIND STREQUAL "dialect")
+    set_property(GLOBAL APPEND PROPERTY TESSERA_DIALECT_LIBS ${name})
+  elseif(ARG_KIND STREQUAL "pass")
+    set_property(GLOBAL APPEND PROPERTY TESSERA_PASS_LIBS ${name})
+  elseif(ARG_KIND STREQUAL "conversion")
+    set_property(GLOBAL APPEND PROPERTY TESSERA_CONVERSION_LIBS ${name})
+  endif()
+endfunction()
+
+# tessera_add_dialect_library(<name> ...): a library that defines a dialect.
+function(tessera_add_dialect_library name)
+  tessera_add_library(${name} ${ARGN} KIND dialect)
+endfunction()
+
+# tessera_add_pass_library(<name> ...): a library of passes.
+function(tessera_add_pass_library name)
+  tessera_add_library(${name} ${ARGN} KIND pass)
+endfunction()
+
+# tessera_add_tool(<name> <sources>... [LINK_LIBS <libs>...])
+function(tessera_add_tool name)
+  cmake_parse_arguments(ARG "" "" "LINK_LIBS" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS} MLIR LLVM)
+  set_property(GLOBAL APPEND PROPERTY TESSERA_TOOLS ${name})
+endfunction()
+
+# tessera_add_unittest(<name> <sources>... [LINK_LIBS <libs>...])
+# Builds a GoogleTest binary in ${CMAKE_BINARY_DIR}/unittests/<subdir>; the
+# test/Unit lit suite discovers every binary whose name ends in "Tests".
+function(tessera_add_unittest name)
+  cmake_parse_arguments(ARG "" "" "LINK_LIBS" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS} GTest::gtest
+                        GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${CMAKE_BINARY_DIR}/unittests)
+  set_property(GLOBAL APPEND PROPERTY TESSERA_UNITTESTS ${name})
+endfunction()
+
+# tessera_add_doc(<td-file-stem> <output-name> <command>...): generated docs
+# under ${CMAKE_BINARY_DIR}/docs, built by the `mlir-doc` target.
+function(tessera_add_doc td out)
+  add_mlir_doc(${td} ${out} Dialects/ ${ARGN})
+endfunction()

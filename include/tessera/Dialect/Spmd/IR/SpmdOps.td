@@ -1,0 +1,50 @@
+//===- SpmdOps.td - spmd operations ------------------------*- tablegen -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_DIALECT_SPMD_IR_SPMDOPS_TD
+#define TESSERA_DIALECT_SPMD_IR_SPMDOPS_TD
+
+include "tessera/Dialect/Spmd/IR/SpmdBase.td"
+include "tessera/Dialect/Spmd/IR/SpmdAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+class Spmd_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Spmd_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+def Spmd_MeshOp : Spmd_Op<"mesh",
+    [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a named mesh of devices";
+  let description = [{
+    Declares a mesh symbol at module level, referenced by shardings:
+
+    ```mlir
+    spmd.mesh @mesh = <["x"=2, "y"=4]>
+    spmd.mesh @ordered = <["a"=3, "b"=2], device_ids=[0, 2, 4, 1, 3, 5]>
+    spmd.mesh @typed = <["x"=2, "y"=2], axis_types=[explicit, auto]>
+    spmd.mesh @maximal = <[], device_ids=[3]>
+    spmd.mesh @empty = <[]>
+    ```
+
+    All meshes of a module that have devices, except maximal meshes, must
+    have the same number of devices.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Spmd_MeshAttr:$mesh);
+  let assemblyFormat = "$sym_name `=` $mesh attr-dict";
+  let hasVerifier = 1;
+}
+
+include "tessera/Dialect/Spmd/IR/SpmdShardingOps.td"
+
+#endif // TESSERA_DIALECT_SPMD_IR_SPMDOPS_TD

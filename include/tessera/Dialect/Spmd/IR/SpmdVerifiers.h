@@ -1,0 +1,95 @@
+//===- SpmdVerifiers.h - verification of shardings in context ----*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// A `#spmd.sharding` can only be fully checked against a mesh and a tensor
+// type. These entry points are shared by the dialect's attribute hooks (op
+// and function attributes) and by every op that carries shardings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_DIALECT_SPMD_IR_SPMDVERIFIERS_H
+#define TESSERA_DIALECT_SPMD_IR_SPMDVERIFIERS_H
+
+#include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+
+namespace mlir::tessera::spmd {
+
+/// Emits an error whose message continues with the given text.
+using EmitErrorFn = std::function<InFlightDiagnostic(StringRef)>;
+
+/// Axis name -> the op (e.g. an `spmd.manual_computation`) that made it
+/// manual for the ops nested inside it.
+using ManualAxisToOwner = llvm::SmallDenseMap<StringRef, Operation *>;
+
+/// An EmitErrorFn that reports on `op` (`'dialect.op' op <msg>`).
+EmitErrorFn getEmitErrorFn(Operation *op);
+
+/// Wraps `emitError` to name one of `numValues` values: with a single value
+/// `- <msg>`, otherwise `<index> - <msg>`.
+EmitErrorFn getEmitValueInRangeErrorFn(EmitErrorFn emitError,
+                                       int64_t numValues, int64_t index);
+
+/// The manual axes bound by ancestors of `op` (ops with a `manual_axes`
+/// attribute of type `#spmd.manual_axes`).
+ManualAxisToOwner getParentManualAxes(Operation *op);
+
+/// Verifies `sharding` of a value of type `type` over `mesh`:
+/// - maximal meshes and non-shaped types need rank 0 and no
+///   replicated/unreduced axes; only ranked tensors can be sharded;
+/// - the rank matches; priorities are non-negative and closed empty dims
+///   have none; a dimension of size 0 is not sharded;
+/// - every axis exists, no axis ref appears twice anywhere, adjacent
+///   mergeable sub-axes are merged, sub-axes are valid (pre-size >= 1,
+///   size > 1, pre-size*size divides the axis, not the full size), do not
+///   overlap and never appear beside their full axis;
+/// - replicated and unreduced lists are sorted in mesh order;
+/// - with `checkDivisibility`, every static dim is divisible by its sharded
+///   size;
+/// - no axis is one that an enclosing manual computation already bound.
+LogicalResult verifyTensorSharding(TensorShardingAttr sharding, Type type,
+                                   MeshAttr mesh, EmitErrorFn emitError,
+                                   bool checkDivisibility,
+                                   const ManualAxisToOwner &manualAxes);
+
+/// As above, outside any manual computation.
+LogicalResult verifyTensorSharding(TensorShardingAttr sharding, Type type,
+                                   MeshAttr mesh, EmitErrorFn emitError,
+                                   bool checkDivisibility = false);
+
+/// As above, resolving the mesh from `op` (`unknown mesh: @m` if missing)
+/// and taking the manual axes bound around `op`.
+LogicalResult verifyTensorSharding(TensorShardingAttr sharding, Type type,
+                                   Operation *op, EmitErrorFn emitError,
+                                   bool checkDivisibility = false);
+
+/// Verifies one sharding per type (`<kind> [i] - ...` prefixes), and that all
+/// shardings use the same mesh (or an empty one).
+LogicalResult verifyTensorShardingPerValue(TensorShardingPerValueAttr attr,
+                                           TypeRange types, Operation *op,
+                                           EmitErrorFn emitError,
+                                           StringRef valueKind = "result");
+
+/// Verifies a list of axis refs against `mesh`: known axes, no duplicates
+/// (also against `seen`, which is updated), merged sub-axes, valid and
+/// non-overlapping sub-axes.
+LogicalResult verifyAxisRefList(ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
+                                EmitErrorFn emitError,
+                                llvm::SmallVectorImpl<AxisRefAttr> &seen);
+
+/// Verifies a complete set of axis refs (e.g. all the refs of a sharding)
+/// for overlapping sub-axes and sub-axes used beside their full axis.
+LogicalResult verifySubAxes(ArrayRef<AxisRefAttr> allAxes, MeshAttr mesh,
+                            EmitErrorFn emitError);
+
+} // namespace mlir::tessera::spmd
+
+#endif // TESSERA_DIALECT_SPMD_IR_SPMDVERIFIERS_H

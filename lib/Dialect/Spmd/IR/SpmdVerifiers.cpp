@@ -1,0 +1,235 @@
+//===- SpmdVerifiers.cpp - verification of shardings in context -----------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tessera::spmd;
+
+EmitErrorFn mlir::tessera::spmd::getEmitErrorFn(Operation *op) {
+  return [op](StringRef msg) { return op->emitOpError(msg); };
+}
+
+EmitErrorFn mlir::tessera::spmd::getEmitValueInRangeErrorFn(
+    EmitErrorFn emitError, int64_t numValues, int64_t index) {
+  return [=](StringRef msg) {
+    if (numValues == 1)
+      return emitError("- ") << msg;
+    return emitError("") << index << " - " << msg;
+  };
+}
+
+ManualAxisToOwner mlir::tessera::spmd::getParentManualAxes(Operation *op) {
+  ManualAxisToOwner result;
+  for (Operation *parent = op ? op->getParentOp() : nullptr; parent;
+       parent = parent->getParentOp()) {
+    auto manualAxes = parent->getAttrOfType<ManualAxesAttr>("manual_axes");
+    if (!manualAxes)
+      continue;
+    for (StringAttr axis : manualAxes.getValue())
+      result.try_emplace(axis.getValue(), parent);
+  }
+  return result;
+}
+
+LogicalResult mlir::tessera::spmd::verifyAxisRefList(
+    ArrayRef<AxisRefAttr> axes, MeshAttr mesh, EmitErrorFn emitError,
+    SmallVectorImpl<AxisRefAttr> &seen) {
+  AxisRefAttr prev;
+  for (AxisRefAttr ref : axes) {
+    if (!mesh.hasAxis(ref.getName()))
+      return emitError("unknown axis name: \"") << ref.getName() << "\"";
+    if (llvm::is_contained(seen, ref))
+      return emitError("duplicate axis ref: ") << ref.toString();
+    if (SubAxisInfoAttr info = ref.getSubAxisInfo()) {
+      int64_t axisSize = mesh.getAxisSize(ref.getName());
+      if (info.getPreSize() < 1)
+        return emitError("sub-axis pre-size must be at least 1: ")
+               << ref.toString();
+      if (info.getSize() <= 1)
+        return emitError("sub-axis sizes must be greater than 1: ")
+               << ref.toString();
+      if (axisSize % info.getNextPreSize() != 0)
+        return emitError("sub-axis next pre-size ")
+               << info.getNextPreSize()
+               << " doesn't divide the size of the full axis " << axisSize
+               << ": " << ref.toString();
+      if (info.getSize() == axisSize)
+        return emitError("sub-axis size is equal to the full axis size: ")
+               << ref.toString();
+      if (prev && prev.canMerge(ref))
+        return emitError("two consecutive sub-axes can be merged: ")
+               << prev.toString() << ", " << ref.toString();
+    }
+    seen.push_back(ref);
+    prev = ref;
+  }
+  return success();
+}
+
+LogicalResult mlir::tessera::spmd::verifySubAxes(ArrayRef<AxisRefAttr> allAxes,
+                                                 MeshAttr mesh,
+                                                 EmitErrorFn emitError) {
+  // Group by axis name, then look for a full axis beside a sub-axis and for
+  // overlapping sub-axes (in mesh order, so the message is deterministic).
+  SmallVector<AxisRefAttr> sorted(allAxes);
+  llvm::sort(sorted, [&](AxisRefAttr a, AxisRefAttr b) {
+    return AxisRefAttr::lessInMesh(mesh, a, b);
+  });
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j < sorted.size() && sorted[j].getName() == sorted[i].getName())
+      ++j;
+    ArrayRef<AxisRefAttr> group = ArrayRef(sorted).slice(i, j - i);
+    bool hasFull = llvm::any_of(
+        group, [](AxisRefAttr ref) { return !ref.getSubAxisInfo(); });
+    bool hasSub = llvm::any_of(
+        group, [](AxisRefAttr ref) { return bool(ref.getSubAxisInfo()); });
+    if (hasFull && hasSub)
+      return emitError("both sub-axis and full-axis are used for axis name: "
+                       "\"")
+             << group.front().getName() << "\"";
+    for (size_t k = 1; k < group.size(); ++k)
+      if (group[k - 1].overlaps(group[k]))
+        return emitError("overlapping sub-axes: ")
+               << group[k - 1].toString() << ", " << group[k].toString();
+    i = j;
+  }
+  return success();
+}
+
+LogicalResult mlir::tessera::spmd::verifyTensorSharding(
+    TensorShardingAttr sharding, Type type, MeshAttr mesh,
+    EmitErrorFn emitError, bool checkDivisibility,
+    const ManualAxisToOwner &manualAxes) {
+  auto hasOnlyRankZero = [&] {
+    return sharding.getRank() == 0 && sharding.getReplicatedAxes().empty() &&
+           sharding.getUnreducedAxes().empty();
+  };
+  if (mesh.isMaximal()) {
+    if (!hasOnlyRankZero())
+      return emitError("a maximal sharding can only have a sharding with "
+                       "rank 0 and no replicated or unreduced axes");
+    return success();
+  }
+  auto shapedType = dyn_cast_or_null<ShapedType>(type);
+  if (!shapedType) {
+    if (!hasOnlyRankZero())
+      return emitError("non-shaped tensors can only have a sharding with "
+                       "rank 0 and no replicated or unreduced axes");
+    return success();
+  }
+  if (!shapedType.hasRank())
+    return emitError("only ranked tensors can have a sharding");
+  if (sharding.getRank() != shapedType.getRank())
+    return emitError("sharding doesn't match tensor rank: ")
+           << sharding.getRank() << " != " << shapedType.getRank();
+
+  SmallVector<AxisRefAttr> seen;
+  for (auto [dim, dimSharding] : llvm::enumerate(sharding.getDimShardings())) {
+    if (std::optional<int64_t> priority = dimSharding.getPriority()) {
+      if (*priority < 0)
+        return emitError("dim ") << dim << " has a negative priority";
+      if (dimSharding.getIsClosed() && dimSharding.emptyAxes())
+        return emitError("dim ")
+               << dim << " is empty and closed but has a priority";
+    }
+    if (failed(verifyAxisRefList(dimSharding.getAxes(), mesh, emitError,
+                                 seen)))
+      return failure();
+    int64_t dimSize = shapedType.getDimSize(dim);
+    if (dimSize == 0 && !dimSharding.emptyAxes())
+      return emitError("dim ") << dim << " of size 0 cannot be sharded";
+    if (checkDivisibility && !ShapedType::isDynamic(dimSize)) {
+      int64_t shardedSize = dimSharding.getShardedSize(mesh);
+      if (dimSize % shardedSize != 0)
+        return emitError("dim ")
+               << dim << " with size " << dimSize
+               << " is not divisible by its sharded size " << shardedSize;
+    }
+  }
+
+  auto verifySorted = [&](ArrayRef<AxisRefAttr> refs,
+                          StringRef kind) -> LogicalResult {
+    if (failed(verifyAxisRefList(refs, mesh, emitError, seen)))
+      return failure();
+    if (!llvm::is_sorted(refs, [&](AxisRefAttr a, AxisRefAttr b) {
+          return AxisRefAttr::lessInMesh(mesh, a, b);
+        }))
+      return emitError(kind) << " axes are not ordered w.r.t. mesh";
+    return success();
+  };
+  if (failed(verifySorted(sharding.getReplicatedAxes(), "replicated")) ||
+      failed(verifySorted(sharding.getUnreducedAxes(), "unreduced")))
+    return failure();
+
+  if (failed(verifySubAxes(seen, mesh, emitError)))
+    return failure();
+
+  for (AxisRefAttr ref : seen) {
+    auto it = manualAxes.find(ref.getName());
+    if (it == manualAxes.end())
+      continue;
+    InFlightDiagnostic diag =
+        emitError("operates on axis \"")
+        << ref.getName()
+        << "\" which is already bound by a parent spmd.manual_computation op";
+    diag.attachNote(it->second->getLoc())
+        << "parent bounding this axis as manual";
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult mlir::tessera::spmd::verifyTensorSharding(
+    TensorShardingAttr sharding, Type type, MeshAttr mesh,
+    EmitErrorFn emitError, bool checkDivisibility) {
+  return verifyTensorSharding(sharding, type, mesh, emitError,
+                              checkDivisibility, ManualAxisToOwner());
+}
+
+LogicalResult mlir::tessera::spmd::verifyTensorSharding(
+    TensorShardingAttr sharding, Type type, Operation *op,
+    EmitErrorFn emitError, bool checkDivisibility) {
+  MeshAttr mesh = sharding.getMesh(op);
+  if (!mesh)
+    return emitError("unknown mesh: ") << sharding.getMeshSymName();
+  return verifyTensorSharding(sharding, type, mesh, emitError,
+                              checkDivisibility, getParentManualAxes(op));
+}
+
+LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
+    TensorShardingPerValueAttr attr, TypeRange types, Operation *op,
+    EmitErrorFn emitError, StringRef valueKind) {
+  ArrayRef<TensorShardingAttr> shardings = attr.getShardings();
+  if (shardings.size() != types.size())
+    return emitError(valueKind)
+           << " shardings don't match number of values: " << shardings.size()
+           << " shardings vs " << types.size() << " values";
+  MeshAttr commonMesh;
+  for (auto [i, entry] : llvm::enumerate(llvm::zip(shardings, types))) {
+    auto [sharding, type] = entry;
+    EmitErrorFn valueError = getEmitValueInRangeErrorFn(
+        [&, valueKind](StringRef msg) {
+          return emitError(valueKind) << " " << msg;
+        },
+        types.size(), i);
+    if (failed(verifyTensorSharding(sharding, type, op, valueError)))
+      return failure();
+    MeshAttr mesh = sharding.getMesh(op);
+    if (mesh.empty())
+      continue;
+    if (commonMesh && commonMesh != mesh)
+      return emitError(valueKind) << " shardings can only be bound to the "
+                                     "same mesh or an empty mesh";
+    commonMesh = mesh;
+  }
+  return success();
+}

@@ -1,0 +1,28 @@
+//===- InitAllDialects.cpp - register every dialect Tessera uses ----------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/InitAllDialects.h"
+
+#include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+
+void mlir::tessera::registerAllDialects(DialectRegistry &registry) {
+  // Upstream dialects: compute ops are always upstream MLIR.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  // Tessera's own dialects.
+  registry.insert<spmd::SpmdDialect>();
+}
+
+void mlir::tessera::registerAllDialects(MLIRContext &context) {
+  DialectRegistry registry;
+  mlir::tessera::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+}

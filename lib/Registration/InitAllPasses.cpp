@@ -1,0 +1,14 @@
+//===- InitAllPasses.cpp - register every Tessera pass and pipeline -------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/InitAllPasses.h"
+
+#include "mlir/InitAllPasses.h"
+
+void mlir::tessera::registerAllPasses() {
+  // Upstream passes (canonicalize, cse, bufferization, lowering to LLVM...).
+  mlir::registerAllPasses();
+}

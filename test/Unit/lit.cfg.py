@@ -1,0 +1,13 @@
+# -*- Python -*-
+# lit configuration for Tessera's GoogleTest binaries: every executable
+# ending in "Tests" under <build>/unittests is a test suite.
+
+import os
+
+import lit.formats
+
+config.name = "Tessera-Unit"
+config.suffixes = []
+config.test_exec_root = os.path.join(config.tessera_obj_root, "unittests")
+config.test_source_root = config.test_exec_root
+config.test_format = lit.formats.GoogleTest(".", "Tests")

@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration for Tessera's FileCheck tests.
+
+import os
+
+import lit.formats
+import lit.util
+from lit.llvm import llvm_config
+
+config.name = "Tessera"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tessera_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "Unit"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%examples", os.path.join(
+    config.tessera_src_root, "examples")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tessera tools first, then FileCheck/not/count/split-file from LLVM 22.
+tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
+tools = ["tessera-opt", "tessera-poly", "tessera-run", "tessera-export",
+         "FileCheck", "not", "count", "split-file"]
+llvm_config.add_tool_substitutions(
+    [t for t in tools if lit.util.which(t, os.pathsep.join(tool_dirs))],
+    tool_dirs)
+llvm_config.with_environment("PATH", config.tessera_tools_dir,
+                             append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
