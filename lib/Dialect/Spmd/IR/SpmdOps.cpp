@@ -43,5 +43,7 @@ LogicalResult MeshOp::verify() {
   return success();
 }
 
+#include "tessera/Dialect/Spmd/IR/SpmdInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tessera/Dialect/Spmd/IR/SpmdOps.cpp.inc"

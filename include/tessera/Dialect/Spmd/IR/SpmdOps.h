@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "tessera/Dialect/Spmd/IR/SpmdInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h.inc"
 

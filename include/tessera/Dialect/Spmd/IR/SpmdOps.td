@@ -9,6 +9,7 @@
 
 include "tessera/Dialect/Spmd/IR/SpmdBase.td"
 include "tessera/Dialect/Spmd/IR/SpmdAttrs.td"
+include "tessera/Dialect/Spmd/IR/SpmdInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
