@@ -64,6 +64,8 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
     return verifyOpShardingAttr(op, attr, /*allowSingle=*/false);
   if (name == kOutShardingAttrName)
     return verifyOpShardingAttr(op, attr, /*allowSingle=*/true);
+  if (name == kShardingRuleAttrName)
+    return verifyShardingRuleAttribute(op, attr);
   if (name == "spmd.sharding_origins" || name == "spmd.propagation_edges") {
     if (!isa<DictionaryAttr, ArrayAttr>(attr.getValue()))
       return op->emitOpError("'")

@@ -90,6 +90,11 @@ LogicalResult verifyAxisRefList(ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
 LogicalResult verifySubAxes(ArrayRef<AxisRefAttr> allAxes, MeshAttr mesh,
                             EmitErrorFn emitError);
 
+/// Verifies an op's `spmd.sharding_rule` attribute: an `#spmd.op_sharding_rule`
+/// with one mapping per operand and result, matching their ranks and static
+/// shapes (see verifyShardingRule in SpmdShardingRule.h).
+LogicalResult verifyShardingRuleAttribute(Operation *op, NamedAttribute attr);
+
 } // namespace mlir::tessera::spmd
 
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDVERIFIERS_H

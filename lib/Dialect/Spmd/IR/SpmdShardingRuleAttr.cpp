@@ -1,0 +1,833 @@
+//===- SpmdShardingRuleAttr.cpp - #spmd.op_sharding_rule ------------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Syntax, verification and queries of `#spmd.op_sharding_rule` and its parts,
+// verification of an op's `spmd.sharding_rule` attribute against the op, and
+// OpShardingRuleBuilder.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
+#include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <array>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tessera::spmd;
+
+//===----------------------------------------------------------------------===//
+// Factor names
+//===----------------------------------------------------------------------===//
+
+/// The index of factor `z`; `z_N` is factor `kStartAtZ + N`.
+static constexpr int64_t kStartAtZ = 'z' - 'i';
+
+std::string mlir::tessera::spmd::factorSymbolString(int64_t factorIndex) {
+  if (factorIndex < 0)
+    return "?";
+  if (factorIndex <= kStartAtZ)
+    return std::string(1, static_cast<char>('i' + factorIndex));
+  return "z_" + std::to_string(factorIndex - kStartAtZ);
+}
+
+/// Removes the first factor name from `names` and returns its index. On a
+/// malformed name, returns std::nullopt and sets `error`.
+static std::optional<int64_t> consumeFactorSymbol(StringRef &names,
+                                                  std::string &error) {
+  if (!names.starts_with("z_")) {
+    char symbol = names.front();
+    if (symbol < 'i' || symbol > 'z') {
+      error = "expecting symbol from 'i' to 'z'. Received: '" +
+              std::string(1, symbol) + "'";
+      return std::nullopt;
+    }
+    names = names.drop_front();
+    return symbol - 'i';
+  }
+  size_t end = 2;
+  while (end < names.size() && llvm::isDigit(names[end]))
+    ++end;
+  if (end == 2) {
+    error = "expecting integer after 'z_'. Received: '" + names.str() + "'";
+    return std::nullopt;
+  }
+  StringRef digits = names.slice(2, end);
+  if (digits.front() == '0') {
+    error = "expecting positive integer without leading zeros. Received: '" +
+            digits.str() + "'";
+    return std::nullopt;
+  }
+  uint64_t number = 0;
+  if (digits.getAsInteger(10, number) ||
+      number > static_cast<uint64_t>(std::numeric_limits<int64_t>::max() -
+                                     kStartAtZ)) {
+    error = "expecting symbol index <=2^63-1. Received: '" + digits.str() + "'";
+    return std::nullopt;
+  }
+  names = names.drop_front(end);
+  return kStartAtZ + static_cast<int64_t>(number);
+}
+
+std::optional<int64_t>
+mlir::tessera::spmd::parseFactorSymbol(StringRef symbol) {
+  if (symbol.empty())
+    return std::nullopt;
+  std::string error;
+  std::optional<int64_t> index = consumeFactorSymbol(symbol, error);
+  if (!index || !symbol.empty())
+    return std::nullopt;
+  return index;
+}
+
+/// The concatenated names of the factors of a dimension, e.g. `ij`.
+static std::string dimMappingString(ArrayRef<int64_t> factorIndices) {
+  std::string result;
+  for (int64_t index : factorIndices)
+    result += factorSymbolString(index);
+  return result;
+}
+
+/// `i=2, j=4` for the given factors.
+static std::string factorSizesString(ArrayRef<int64_t> factorIndices,
+                                     ArrayRef<int64_t> factorSizes) {
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  llvm::interleaveComma(factorIndices, os, [&](int64_t index) {
+    os << factorSymbolString(index) << "=" << factorSizes[index];
+  });
+  return result;
+}
+
+/// `{k, i}` for a factor set.
+static std::string factorSetString(ArrayRef<int64_t> factorIndices) {
+  std::string result = "{";
+  llvm::raw_string_ostream os(result);
+  llvm::interleaveComma(factorIndices, os, [&](int64_t index) {
+    os << factorSymbolString(index);
+  });
+  os << "}";
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// DimMappingAttr
+//===----------------------------------------------------------------------===//
+
+/// Parses the names of a dimension's factors (`ij`); no name gives an empty
+/// mapping, which the rule's verifier rejects.
+static ParseResult parseDimMappingBody(AsmParser &parser,
+                                       DimMappingAttr &result) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> factorIndices;
+  StringRef names;
+  if (succeeded(parser.parseOptionalKeyword(&names))) {
+    while (!names.empty()) {
+      std::string error;
+      std::optional<int64_t> index = consumeFactorSymbol(names, error);
+      if (!index)
+        return parser.emitError(loc, error);
+      factorIndices.push_back(*index);
+    }
+  }
+  result = DimMappingAttr::get(parser.getContext(), factorIndices);
+  return success();
+}
+
+Attribute DimMappingAttr::parse(AsmParser &parser, Type) {
+  DimMappingAttr result;
+  if (parser.parseLess() || parseDimMappingBody(parser, result) ||
+      parser.parseGreater())
+    return {};
+  return result;
+}
+
+void DimMappingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << dimMappingString(getFactorIndices()) << ">";
+}
+
+bool DimMappingAttr::contains(int64_t factorIndex) const {
+  return llvm::is_contained(getFactorIndices(), factorIndex);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorMappingAttr
+//===----------------------------------------------------------------------===//
+
+/// Parses `[]` or `[` dim-mapping (`,` dim-mapping)* `]`.
+static ParseResult parseTensorMappingBody(AsmParser &parser,
+                                          TensorMappingAttr &result) {
+  SmallVector<DimMappingAttr> dims;
+  if (parser.parseLSquare())
+    return failure();
+  if (failed(parser.parseOptionalRSquare())) {
+    while (true) {
+      SMLoc loc = parser.getCurrentLocation();
+      DimMappingAttr dim;
+      if (parseDimMappingBody(parser, dim))
+        return failure();
+      dims.push_back(dim);
+      if (succeeded(parser.parseOptionalComma()))
+        continue;
+      if (succeeded(parser.parseOptionalRSquare()))
+        break;
+      if (dim.getFactorIndices().empty())
+        return parser.emitError(loc, "expected a dim mapping: factor names "
+                                     "such as 'i' or 'ij'");
+      return parser.parseRSquare();
+    }
+  }
+  result = TensorMappingAttr::get(parser.getContext(), dims);
+  return success();
+}
+
+static void printTensorMappingBody(AsmPrinter &printer,
+                                   TensorMappingAttr mapping) {
+  printer << "[";
+  llvm::interleaveComma(mapping.getDimMappings(), printer,
+                        [&](DimMappingAttr dim) {
+                          printer << dimMappingString(dim.getFactorIndices());
+                        });
+  printer << "]";
+}
+
+Attribute TensorMappingAttr::parse(AsmParser &parser, Type) {
+  TensorMappingAttr result;
+  if (parser.parseLess() || parseTensorMappingBody(parser, result) ||
+      parser.parseGreater())
+    return {};
+  return result;
+}
+
+void TensorMappingAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printTensorMappingBody(printer, *this);
+  printer << ">";
+}
+
+bool TensorMappingAttr::containsFactor(int64_t factorIndex) const {
+  return getDimOfFactor(factorIndex).has_value();
+}
+
+std::optional<int64_t>
+TensorMappingAttr::getDimOfFactor(int64_t factorIndex) const {
+  for (auto [dim, mapping] : llvm::enumerate(getDimMappings()))
+    if (mapping.contains(factorIndex))
+      return dim;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// OpShardingRuleAttr: syntax
+//===----------------------------------------------------------------------===//
+
+/// The optional factor sets, in the order they are written.
+static constexpr std::array<StringLiteral, 4> kFactorSetNames = {
+    "reduction", "need_replication", "permutation", "blocked_propagation"};
+
+/// Parses `(` tensor-mapping (`,` tensor-mapping)* `)`.
+static ParseResult
+parseTensorMappingList(AsmParser &parser,
+                       SmallVectorImpl<TensorMappingAttr> &mappings) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+        TensorMappingAttr mapping;
+        if (parseTensorMappingBody(parser, mapping))
+          return failure();
+        mappings.push_back(mapping);
+        return success();
+      });
+}
+
+/// Parses one factor name that must stand alone (not a compound).
+static ParseResult parseSingleFactorSymbol(AsmParser &parser,
+                                           int64_t &factorIndex) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef symbol;
+  if (parser.parseKeyword(&symbol))
+    return failure();
+  StringRef rest = symbol;
+  std::string error;
+  std::optional<int64_t> index = consumeFactorSymbol(rest, error);
+  if (!index)
+    return parser.emitError(loc, error);
+  if (!rest.empty())
+    return parser.emitError(loc, "expecting single factor symbol: '")
+           << symbol << "'";
+  factorIndex = *index;
+  return success();
+}
+
+/// Parses the optional `{i=8, j=16}`; names must come in index order.
+static ParseResult parseFactorSizes(AsmParser &parser,
+                                    SmallVectorImpl<int64_t> &factorSizes) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::OptionalBraces, [&]() -> ParseResult {
+        SMLoc loc = parser.getCurrentLocation();
+        int64_t expected = factorSizes.size();
+        int64_t index = 0, size = 0;
+        if (parseSingleFactorSymbol(parser, index))
+          return failure();
+        if (index != expected)
+          return parser.emitError(loc, "expecting factor indices to be "
+                                       "ordered like an iota ([0,1,2,...], "
+                                       "e.g. {i=#, j=#, ...}). Expecting "
+                                       "factor index symbol '")
+                 << factorSymbolString(expected) << "', received: '"
+                 << factorSymbolString(index) << "'";
+        if (parser.parseEqual() || parser.parseInteger(size))
+          return failure();
+        factorSizes.push_back(size);
+        return success();
+      });
+}
+
+Attribute OpShardingRuleAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<TensorMappingAttr> operandMappings, resultMappings;
+  SmallVector<int64_t> factorSizes;
+  if (parser.parseLess() || parseTensorMappingList(parser, operandMappings) ||
+      parser.parseArrow() || parseTensorMappingList(parser, resultMappings) ||
+      parseFactorSizes(parser, factorSizes))
+    return {};
+
+  std::array<SmallVector<int64_t>, kFactorSetNames.size()> factorSets;
+  size_t nextSet = 0;
+  SMLoc keywordLoc = parser.getCurrentLocation();
+  StringRef keyword;
+  while (succeeded(parser.parseOptionalKeyword(&keyword))) {
+    auto *it = llvm::find(kFactorSetNames, keyword);
+    size_t set = it - kFactorSetNames.begin();
+    if (it == kFactorSetNames.end() || set < nextSet) {
+      parser.emitError(keywordLoc,
+                       "expected 'reduction', 'need_replication', "
+                       "'permutation' or 'blocked_propagation' (in this "
+                       "order, each at most once), got '")
+          << keyword << "'";
+      return {};
+    }
+    nextSet = set + 1;
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(
+            AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+              int64_t index = 0;
+              if (parseSingleFactorSymbol(parser, index))
+                return failure();
+              factorSets[set].push_back(index);
+              return success();
+            }))
+      return {};
+    keywordLoc = parser.getCurrentLocation();
+  }
+
+  bool isCustomRule = false;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("custom"))
+      return {};
+    isCustomRule = true;
+  }
+  if (parser.parseGreater())
+    return {};
+  // Explicit ArrayRefs select the generated (non-template) getChecked.
+  using Factors = ArrayRef<int64_t>;
+  using Mappings = ArrayRef<TensorMappingAttr>;
+  return OpShardingRuleAttr::getChecked(
+      [&] { return parser.emitError(loc); }, parser.getContext(),
+      Factors(factorSizes), Mappings(operandMappings), Mappings(resultMappings),
+      Factors(factorSets[0]), Factors(factorSets[1]), Factors(factorSets[2]),
+      Factors(factorSets[3]), isCustomRule);
+}
+
+void OpShardingRuleAttr::print(AsmPrinter &printer) const {
+  auto printMappings = [&](ArrayRef<TensorMappingAttr> mappings) {
+    printer << "(";
+    llvm::interleaveComma(mappings, printer, [&](TensorMappingAttr mapping) {
+      printTensorMappingBody(printer, mapping);
+    });
+    printer << ")";
+  };
+  printer << "<";
+  printMappings(getOperandMappings());
+  printer << "->";
+  printMappings(getResultMappings());
+  if (!getFactorSizes().empty()) {
+    printer << " {";
+    llvm::interleaveComma(llvm::enumerate(getFactorSizes()), printer,
+                          [&](auto indexAndSize) {
+                            printer << factorSymbolString(indexAndSize.index())
+                                    << "=" << indexAndSize.value();
+                          });
+    printer << "}";
+  }
+  std::array<ArrayRef<int64_t>, kFactorSetNames.size()> sets = {
+      getReductionFactors(), getNeedReplicationFactors(),
+      getPermutationFactors(), getBlockedPropagationFactors()};
+  for (auto [name, set] : llvm::zip_equal(kFactorSetNames, sets))
+    if (!set.empty())
+      printer << " " << name << "=" << factorSetString(set);
+  if (isCustom())
+    printer << ", custom";
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// OpShardingRuleAttr: context-free verification
+//===----------------------------------------------------------------------===//
+
+/// `operand 0 - ` (or `operand - ` when there is a single operand), the
+/// prefix naming one of `numValues` values in a message.
+static std::string valuePrefix(StringRef kind, int64_t numValues,
+                               int64_t index) {
+  if (numValues == 1)
+    return kind.str() + " - ";
+  return kind.str() + " " + std::to_string(index) + " - ";
+}
+
+/// Verifies the dimension mappings of operands or results (`kind`), and marks
+/// the factors they use in `usedFactors`.
+static LogicalResult
+verifyTensorMappings(function_ref<InFlightDiagnostic()> emitError,
+                     ArrayRef<TensorMappingAttr> mappings, StringRef kind,
+                     ArrayRef<int64_t> factorSizes,
+                     llvm::BitVector &usedFactors) {
+  int64_t numFactors = factorSizes.size();
+  for (auto [tensorIndex, mapping] : llvm::enumerate(mappings)) {
+    std::string prefix = valuePrefix(kind, mappings.size(), tensorIndex);
+    llvm::BitVector seenInTensor(numFactors);
+    for (auto [dim, dimMapping] : llvm::enumerate(mapping.getDimMappings())) {
+      ArrayRef<int64_t> factorIndices = dimMapping.getFactorIndices();
+      if (factorIndices.empty())
+        return emitError() << prefix
+                           << "dim mapping must have at least one factor: dim "
+                           << dim;
+      for (int64_t factorIndex : factorIndices) {
+        if (factorIndex < 0 || factorIndex >= numFactors)
+          return emitError() << prefix
+                             << "expecting factor indices to be within "
+                                "0<=...<num_factors; received: "
+                             << factorIndex << ", num_factors: " << numFactors;
+        if (seenInTensor.test(factorIndex))
+          return emitError() << prefix
+                             << "cannot reuse factors for the same tensor "
+                                "value: "
+                             << factorSymbolString(factorIndex);
+        if (factorIndices.size() > 1 && factorSizes[factorIndex] == 1)
+          return emitError()
+                 << prefix
+                 << "dim mapping can't have a factor of size 1 if there are "
+                    "multiple factors: "
+                 << dimMappingString(factorIndices) << " with "
+                 << factorSymbolString(factorIndex) << "=1";
+        seenInTensor.set(factorIndex);
+        usedFactors.set(factorIndex);
+      }
+    }
+  }
+  return success();
+}
+
+/// Verifies that a factor set (`name`) is sorted, unique and in range.
+static LogicalResult
+verifyFactorSet(function_ref<InFlightDiagnostic()> emitError, StringRef name,
+                ArrayRef<int64_t> factorSet, int64_t numFactors) {
+  if (factorSet.empty())
+    return success();
+  if (!llvm::is_sorted(factorSet))
+    return emitError() << "indices of special factors must be sorted, got: "
+                       << name << "=" << factorSetString(factorSet);
+  if (std::adjacent_find(factorSet.begin(), factorSet.end()) != factorSet.end())
+    return emitError() << "indices of special factors must be unique, got: "
+                       << name << "=" << factorSetString(factorSet);
+  if (factorSet.front() < 0)
+    return emitError() << name << " factor index must be non-negative, got: "
+                       << factorSet.front();
+  if (factorSet.back() >= numFactors)
+    return emitError() << name << " factor index must be less than "
+                       << numFactors << ", got: " << factorSet.back();
+  return success();
+}
+
+LogicalResult OpShardingRuleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> factorSizes,
+    ArrayRef<TensorMappingAttr> operandMappings,
+    ArrayRef<TensorMappingAttr> resultMappings,
+    ArrayRef<int64_t> reductionFactors,
+    ArrayRef<int64_t> needReplicationFactors,
+    ArrayRef<int64_t> permutationFactors,
+    ArrayRef<int64_t> blockedPropagationFactors, bool isCustomRule) {
+  if (operandMappings.empty() || resultMappings.empty())
+    return emitError() << "number of "
+                       << (operandMappings.empty() ? "operand" : "result")
+                       << " mappings cannot be 0: sharding rules can only be "
+                          "defined on ops with at least one operand and one "
+                          "result";
+  for (auto [index, size] : llvm::enumerate(factorSizes))
+    if (size < 0)
+      return emitError() << "factor size must be non-negative, got: "
+                         << factorSymbolString(index) << "=" << size;
+
+  int64_t numFactors = factorSizes.size();
+  llvm::BitVector usedFactors(numFactors);
+  if (failed(verifyTensorMappings(emitError, operandMappings, "operand",
+                                  factorSizes, usedFactors)) ||
+      failed(verifyTensorMappings(emitError, resultMappings, "result",
+                                  factorSizes, usedFactors)))
+    return failure();
+  if (!usedFactors.all()) {
+    int64_t unused = usedFactors.find_first_unset();
+    return emitError() << "has factor " << factorSymbolString(unused) << "="
+                       << factorSizes[unused]
+                       << " that isn't used in operand and result mappings";
+  }
+
+  std::array<ArrayRef<int64_t>, kFactorSetNames.size()> sets = {
+      reductionFactors, needReplicationFactors, permutationFactors,
+      blockedPropagationFactors};
+  for (auto [name, set] : llvm::zip_equal(kFactorSetNames, sets))
+    if (failed(verifyFactorSet(emitError, name, set, numFactors)))
+      return failure();
+
+  // The factor kinds are exclusive; blocked propagation is orthogonal.
+  llvm::BitVector hasKind(numFactors);
+  for (ArrayRef<int64_t> set : ArrayRef(sets).drop_back()) {
+    for (int64_t factorIndex : set) {
+      if (hasKind.test(factorIndex))
+        return emitError() << "a factor can only be in one of the reduction, "
+                              "need replication, or permutation factor sets: "
+                           << factorSymbolString(factorIndex);
+      hasKind.set(factorIndex);
+    }
+  }
+
+  for (int64_t factorIndex : reductionFactors)
+    for (TensorMappingAttr mapping : resultMappings)
+      if (mapping.containsFactor(factorIndex))
+        return emitError() << "reduction factor cannot be in result mappings: "
+                           << factorSymbolString(factorIndex);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// OpShardingRuleAttr: queries
+//===----------------------------------------------------------------------===//
+
+TensorMappingAttr
+OpShardingRuleAttr::getTensorMapping(int64_t tensorIndex) const {
+  if (tensorIndex < getNumOperands())
+    return getOperandMapping(tensorIndex);
+  return getResultMapping(tensorIndex - getNumOperands());
+}
+
+FactorType OpShardingRuleAttr::getFactorType(int64_t factorIndex) const {
+  if (isReduction(factorIndex))
+    return FactorType::Reduction;
+  if (isNeedReplication(factorIndex))
+    return FactorType::NeedReplication;
+  if (isPermutation(factorIndex))
+    return FactorType::Permutation;
+  return FactorType::PassThrough;
+}
+
+bool OpShardingRuleAttr::isPassThrough(int64_t factorIndex) const {
+  return getFactorType(factorIndex) == FactorType::PassThrough;
+}
+
+bool OpShardingRuleAttr::isReduction(int64_t factorIndex) const {
+  return llvm::is_contained(getReductionFactors(), factorIndex);
+}
+
+bool OpShardingRuleAttr::isNeedReplication(int64_t factorIndex) const {
+  return llvm::is_contained(getNeedReplicationFactors(), factorIndex);
+}
+
+bool OpShardingRuleAttr::isPermutation(int64_t factorIndex) const {
+  return llvm::is_contained(getPermutationFactors(), factorIndex);
+}
+
+bool OpShardingRuleAttr::isBlocked(int64_t factorIndex) const {
+  return llvm::is_contained(getBlockedPropagationFactors(), factorIndex);
+}
+
+bool OpShardingRuleAttr::hasDimensionsWithMultipleFactors() const {
+  for (int64_t tensor = 0, e = getNumTensors(); tensor < e; ++tensor)
+    for (DimMappingAttr dim : getTensorMapping(tensor).getDimMappings())
+      if (dim.getNumFactors() > 1)
+        return true;
+  return false;
+}
+
+SmallVector<int64_t>
+OpShardingRuleAttr::getTensorsWithFactor(int64_t factorIndex) const {
+  SmallVector<int64_t> tensors;
+  for (int64_t tensor = 0, e = getNumTensors(); tensor < e; ++tensor)
+    if (getTensorMapping(tensor).containsFactor(factorIndex))
+      tensors.push_back(tensor);
+  return tensors;
+}
+
+//===----------------------------------------------------------------------===//
+// Verification against an op
+//===----------------------------------------------------------------------===//
+
+/// Verifies the mappings of an op's operands or results (`kind`) against
+/// their types.
+static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
+                                         TypeRange types,
+                                         ArrayRef<TensorMappingAttr> mappings,
+                                         StringRef kind) {
+  if (types.size() != mappings.size())
+    return op->emitOpError("number of ")
+           << kind << "s and mappings must match: " << types.size()
+           << " != " << mappings.size();
+  for (auto [index, entry] :
+       llvm::enumerate(llvm::zip_equal(types, mappings))) {
+    auto [type, mapping] = entry;
+    EmitErrorFn emitError = getEmitValueInRangeErrorFn(
+        [op, kind](StringRef msg) {
+          return op->emitOpError(kind) << " " << msg;
+        },
+        types.size(), index);
+
+    // A non-shaped value is a scalar.
+    ArrayRef<int64_t> shape;
+    if (isa<ShapedType>(type)) {
+      auto tensorType = dyn_cast<RankedTensorType>(type);
+      if (!tensorType || !tensorType.hasStaticShape())
+        return emitError("expected a ranked tensor with a static shape. type: ")
+               << type;
+      shape = tensorType.getShape();
+    } else if (mapping.getRank() != 0) {
+      return emitError("expected a ranked tensor with a static shape. type: ")
+             << type;
+    }
+    if (mapping.getRank() != static_cast<int64_t>(shape.size()))
+      return emitError("mapping rank must match: ")
+             << mapping.getRank() << " != " << shape.size();
+
+    for (auto [dim, dimSize, dimMapping] :
+         llvm::enumerate(shape, mapping.getDimMappings())) {
+      ArrayRef<int64_t> factorIndices = dimMapping.getFactorIndices();
+      // A single size-1 factor leaves the dimension unsharded, whatever its
+      // size; permutation and need-replication factors may change the size
+      // of a dimension across the op (pad, slice, concatenate, windows).
+      if (factorIndices.size() == 1 &&
+          rule.getFactorSize(factorIndices.front()) == 1)
+        continue;
+      if (llvm::any_of(factorIndices, [&](int64_t factorIndex) {
+            return rule.isPermutation(factorIndex) ||
+                   rule.isNeedReplication(factorIndex);
+          }))
+        continue;
+      int64_t product = 1;
+      bool overflow = false;
+      for (int64_t factorIndex : factorIndices)
+        overflow |= llvm::MulOverflow(product, rule.getFactorSize(factorIndex),
+                                      product);
+      if (overflow)
+        return emitError("dim ")
+               << dim << " size must match the product of its factor sizes ("
+               << factorSizesString(factorIndices, rule.getFactorSizes())
+               << "), which overflows";
+      if (product != dimSize)
+        return emitError("dim ")
+               << dim << " size must match the product of its factor sizes: "
+               << dimSize << " != " << product << " ("
+               << factorSizesString(factorIndices, rule.getFactorSizes())
+               << ")";
+    }
+  }
+  return success();
+}
+
+LogicalResult mlir::tessera::spmd::verifyShardingRule(OpShardingRuleAttr rule,
+                                                      Operation *op) {
+  // A parsed rule was checked when it was built; a rule made in C++ with
+  // `get` (e.g. by an external model) may not have been.
+  if (failed(OpShardingRuleAttr::verify(
+          [op] { return op->emitOpError(); }, rule.getFactorSizes(),
+          rule.getOperandMappings(), rule.getResultMappings(),
+          rule.getReductionFactors(), rule.getNeedReplicationFactors(),
+          rule.getPermutationFactors(), rule.getBlockedPropagationFactors(),
+          rule.getIsCustomRule())))
+    return failure();
+  if (failed(verifyValueMappings(op, rule, op->getOperandTypes(),
+                                 rule.getOperandMappings(), "operand")))
+    return failure();
+  return verifyValueMappings(op, rule, op->getResultTypes(),
+                             rule.getResultMappings(), "result");
+}
+
+LogicalResult
+mlir::tessera::spmd::verifyShardingRuleAttribute(Operation *op,
+                                                 NamedAttribute attr) {
+  auto rule = dyn_cast<OpShardingRuleAttr>(attr.getValue());
+  if (!rule)
+    return op->emitOpError("should have a sharding rule attribute of type "
+                           "OpShardingRuleAttr for '")
+           << attr.getName().getValue() << "'";
+  return verifyShardingRule(rule, op);
+}
+
+//===----------------------------------------------------------------------===//
+// OpShardingRuleBuilder
+//===----------------------------------------------------------------------===//
+
+/// The rank of a ranked shaped type; 0 for anything else (a scalar).
+static int64_t getRankOrZero(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.hasRank())
+    return shaped.getRank();
+  return 0;
+}
+
+OpShardingRuleBuilder::OpShardingRuleBuilder(TypeRange operandTypes,
+                                             TypeRange resultTypes,
+                                             MLIRContext *context)
+    : context(context), numOperands(operandTypes.size()) {
+  for (Type type : llvm::concat<const Type>(operandTypes, resultTypes))
+    mappings.emplace_back(getRankOrZero(type));
+}
+
+OpShardingRuleBuilder::OpShardingRuleBuilder(Operation *op)
+    : OpShardingRuleBuilder(op->getOperandTypes(), op->getResultTypes(),
+                            op->getContext()) {}
+
+void OpShardingRuleBuilder::mapFactor(int64_t tensorIndex, int64_t dim,
+                                      int64_t factorIndex) {
+  if (dim == kNullDim)
+    return;
+  assert(dim >= 0 && dim < static_cast<int64_t>(mappings[tensorIndex].size()) &&
+         "dimension out of range");
+  assert(!llvm::is_contained(mappings[tensorIndex][dim], factorIndex) &&
+         "factor mapped twice to the same dimension");
+  mappings[tensorIndex][dim].push_back(factorIndex);
+}
+
+int64_t OpShardingRuleBuilder::addFactor(ArrayRef<int64_t> operandDims,
+                                         ArrayRef<int64_t> resultDims,
+                                         int64_t size, FactorType type,
+                                         bool isBlocked) {
+  assert(static_cast<int64_t>(operandDims.size()) == numOperands &&
+         static_cast<int64_t>(resultDims.size()) ==
+             static_cast<int64_t>(mappings.size()) - numOperands &&
+         "one dimension per operand and per result");
+  int64_t factorIndex = factorSizes.size();
+  factorSizes.push_back(size);
+  factorTypes.push_back(type);
+  blockedFactors.push_back(isBlocked);
+  for (auto [operand, dim] : llvm::enumerate(operandDims))
+    mapFactor(operand, dim, factorIndex);
+  for (auto [result, dim] : llvm::enumerate(resultDims))
+    mapFactor(numOperands + result, dim, factorIndex);
+  return factorIndex;
+}
+
+int64_t OpShardingRuleBuilder::addFactor(int64_t dim, int64_t size,
+                                         FactorType type, bool isBlocked) {
+  int64_t factorIndex = factorSizes.size();
+  factorSizes.push_back(size);
+  factorTypes.push_back(type);
+  blockedFactors.push_back(isBlocked);
+  for (auto [tensor, dims] : llvm::enumerate(mappings))
+    if (!dims.empty())
+      mapFactor(tensor, dim, factorIndex);
+  return factorIndex;
+}
+
+OpShardingRuleBuilder &
+OpShardingRuleBuilder::addPointwise(ArrayRef<int64_t> shape) {
+  for (auto [dim, size] : llvm::enumerate(shape))
+    addFactor(dim, size);
+  return *this;
+}
+
+OpShardingRuleBuilder &OpShardingRuleBuilder::setCustom(bool isCustom) {
+  isCustomRule = isCustom;
+  return *this;
+}
+
+OpShardingRuleAttr OpShardingRuleBuilder::build() const {
+  // A size-1 factor can't be part of a compound dimension.
+  auto dims = mappings;
+  for (auto &tensor : dims)
+    for (SmallVector<int64_t> &dim : tensor)
+      if (dim.size() > 1)
+        llvm::erase_if(dim, [&](int64_t f) { return factorSizes[f] == 1; });
+
+  // Drop unused factors, keeping the others in order.
+  int64_t numFactors = factorSizes.size();
+  llvm::BitVector used(numFactors);
+  for (auto &tensor : dims)
+    for (SmallVector<int64_t> &dim : tensor)
+      for (int64_t f : dim)
+        used.set(f);
+  SmallVector<int64_t> newIndex(numFactors, kNullDim);
+  SmallVector<int64_t> sizes;
+  std::array<SmallVector<int64_t>, 4> sets;
+  for (int64_t f = 0; f < numFactors; ++f) {
+    if (!used.test(f))
+      continue;
+    newIndex[f] = sizes.size();
+    sizes.push_back(factorSizes[f]);
+    if (factorTypes[f] != FactorType::PassThrough)
+      sets[static_cast<int>(factorTypes[f]) - 1].push_back(newIndex[f]);
+    if (blockedFactors[f])
+      sets[3].push_back(newIndex[f]);
+  }
+
+  // Renumber, and give every dimension without a factor one of size 1.
+  SmallVector<TensorMappingAttr> tensorMappings;
+  for (auto &tensor : dims) {
+    SmallVector<DimMappingAttr> dimMappings;
+    for (SmallVector<int64_t> &dim : tensor) {
+      for (int64_t &f : dim)
+        f = newIndex[f];
+      if (dim.empty()) {
+        dim.push_back(sizes.size());
+        sizes.push_back(1);
+      }
+      dimMappings.push_back(DimMappingAttr::get(context, dim));
+    }
+    tensorMappings.push_back(TensorMappingAttr::get(context, dimMappings));
+  }
+  ArrayRef<TensorMappingAttr> all(tensorMappings);
+  using Factors = ArrayRef<int64_t>;
+  return OpShardingRuleAttr::get(
+      context, Factors(sizes), all.take_front(numOperands),
+      all.drop_front(numOperands), Factors(sets[0]), Factors(sets[1]),
+      Factors(sets[2]), Factors(sets[3]), isCustomRule);
+}
+
+OpShardingRuleAttr OpShardingRuleBuilder::buildPointwise(Operation *op) {
+  if (op->getNumOperands() == 0 || op->getNumResults() == 0)
+    return {};
+  std::optional<ArrayRef<int64_t>> shape;
+  for (Type type :
+       llvm::concat<const Type>(op->getResultTypes(), op->getOperandTypes())) {
+    ArrayRef<int64_t> valueShape;
+    if (isa<ShapedType>(type)) {
+      auto tensorType = dyn_cast<RankedTensorType>(type);
+      if (!tensorType || !tensorType.hasStaticShape())
+        return {};
+      valueShape = tensorType.getShape();
+    }
+    if (!shape) {
+      shape = valueShape;
+      continue;
+    }
+    if (!valueShape.empty() && valueShape != *shape)
+      return {};
+  }
+  OpShardingRuleBuilder builder(op);
+  builder.addPointwise(*shape);
+  return builder.build();
+}
