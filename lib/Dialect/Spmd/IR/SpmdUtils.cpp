@@ -63,3 +63,136 @@ MeshAttr mlir::tessera::spmd::getMesh(TensorShardingAttr sharding,
     anchor = cast<BlockArgument>(value).getOwner()->getParentOp();
   return sharding.getMesh(anchor);
 }
+
+//===----------------------------------------------------------------------===//
+// Axis types in context
+//===----------------------------------------------------------------------===//
+
+/// True if `names` (an array of axis names) contains `axisName`.
+static bool listsAxis(ArrayAttr names, StringRef axisName) {
+  return llvm::any_of(names, [&](Attribute attr) {
+    auto str = dyn_cast<StringAttr>(attr);
+    return str && str.getValue() == axisName;
+  });
+}
+
+AxisType mlir::tessera::spmd::getAxisTypeAt(Operation *op, MeshAttr mesh,
+                                            StringRef axisName,
+                                            Operation **owner) {
+  if (owner)
+    *owner = nullptr;
+  for (Operation *parent = op ? op->getParentOp() : nullptr; parent;
+       parent = parent->getParentOp()) {
+    std::optional<AxisType> type;
+    if (auto manual = dyn_cast<ManualComputationOp>(parent)) {
+      if (manual.isManualAxis(axisName))
+        type = AxisType::Manual;
+    } else if (auto autoAxes = dyn_cast<AutoAxesOp>(parent)) {
+      if (listsAxis(autoAxes.getAxes(), axisName))
+        type = AxisType::Auto;
+    } else if (auto explicitAxes = dyn_cast<ExplicitAxesOp>(parent)) {
+      if (listsAxis(explicitAxes.getAxes(), axisName))
+        type = AxisType::Explicit;
+    }
+    if (type) {
+      if (owner)
+        *owner = parent;
+      return *type;
+    }
+  }
+  if (!mesh || !mesh.hasAxis(axisName))
+    return AxisType::Auto;
+  return mesh.getAxisType(axisName);
+}
+
+MeshAttr mlir::tessera::spmd::getMeshWithAxisTypesAt(Operation *op,
+                                                     MeshAttr mesh) {
+  if (!mesh || mesh.getAxes().empty())
+    return mesh;
+  SmallVector<AxisType> types;
+  for (MeshAxisAttr axis : mesh.getAxes())
+    types.push_back(getAxisTypeAt(op, mesh, axis.getName()));
+  if (llvm::equal(types, llvm::map_range(mesh.getAxes(), [&](MeshAxisAttr a) {
+                    return mesh.getAxisType(a.getName());
+                  })))
+    return mesh;
+  // An all-auto list is the canonical "no axis_types" form.
+  if (llvm::all_of(types, [](AxisType t) { return t == AxisType::Auto; }))
+    types.clear();
+  return MeshAttr::get(mesh.getContext(), mesh.getAxes(), mesh.getDeviceIds(),
+                       types);
+}
+
+//===----------------------------------------------------------------------===//
+// Axis-list algebra of the global-view collectives
+//===----------------------------------------------------------------------===//
+
+/// The multiplicative range `[begin, end)` a ref covers within its axis.
+static std::pair<int64_t, int64_t> getAxisRange(AxisRefAttr ref,
+                                                MeshAttr mesh) {
+  return {ref.getPreSize(), ref.getNextPreSize(mesh)};
+}
+
+LogicalResult
+mlir::tessera::spmd::removeAxesSuffix(SmallVectorImpl<AxisRefAttr> &axes,
+                                      ArrayRef<AxisRefAttr> suffix,
+                                      MeshAttr mesh, AxisRefAttr *failedRef) {
+  for (AxisRefAttr ref : llvm::reverse(suffix)) {
+    auto fail = [&] {
+      if (failedRef)
+        *failedRef = ref;
+      return failure();
+    };
+    if (axes.empty() || !mesh.hasAxis(ref.getName()))
+      return fail();
+    AxisRefAttr last = axes.back();
+    if (last.getName() != ref.getName() || !mesh.hasAxis(last.getName()))
+      return fail();
+    auto [lastBegin, lastEnd] = getAxisRange(last, mesh);
+    auto [refBegin, refEnd] = getAxisRange(ref, mesh);
+    if (refEnd != lastEnd || refBegin < lastBegin || lastBegin <= 0 ||
+        refBegin % lastBegin != 0)
+      return fail();
+    axes.pop_back();
+    if (refBegin == lastBegin)
+      continue;
+    // Keep the major part `[lastBegin, refBegin)` of `last`.
+    axes.push_back(AxisRefAttr::get(mesh.getContext(), last.getName(),
+                                    lastBegin, refBegin / lastBegin));
+  }
+  return success();
+}
+
+void mlir::tessera::spmd::appendAxisOrMerge(SmallVectorImpl<AxisRefAttr> &axes,
+                                            AxisRefAttr ref, MeshAttr mesh) {
+  if (!axes.empty() && axes.back().canMerge(ref)) {
+    axes.back() = axes.back().merge(ref, mesh);
+    return;
+  }
+  axes.push_back(ref);
+}
+
+bool mlir::tessera::spmd::isEquivalentLayout(TensorShardingAttr lhs,
+                                             TensorShardingAttr rhs,
+                                             Operation *scope) {
+  if (!lhs || !rhs || lhs.getRank() != rhs.getRank())
+    return false;
+  MeshAttr lhsMesh = lhs.getMesh(scope), rhsMesh = rhs.getMesh(scope);
+  if (!lhsMesh || lhsMesh != rhsMesh)
+    return false;
+  for (auto [l, r] :
+       llvm::zip_equal(lhs.getDimShardings(), rhs.getDimShardings()))
+    if (l.getAxes() != r.getAxes())
+      return false;
+  return lhs.getUnreducedAxes() == rhs.getUnreducedAxes() &&
+         lhs.getUnreducedKind() == rhs.getUnreducedKind();
+}
+
+std::string mlir::tessera::spmd::formatAxisList(ArrayRef<AxisRefAttr> axes) {
+  std::string result = "[";
+  llvm::raw_string_ostream os(result);
+  llvm::interleaveComma(axes, os,
+                        [&](AxisRefAttr ref) { os << ref.toString(); });
+  os << "]";
+  return result;
+}

@@ -28,6 +28,52 @@ TensorShardingAttr getFuncResultSharding(Operation *funcOp, unsigned index);
 /// Resolves the mesh of `sharding` from the IR around `value`, or null.
 MeshAttr getMesh(TensorShardingAttr sharding, Value value);
 
+//===----------------------------------------------------------------------===//
+// Axis types in context
+//===----------------------------------------------------------------------===//
+
+/// The type of mesh axis `axisName` as seen by `op`: the innermost strict
+/// ancestor of `op` that changes it decides (an `spmd.manual_computation`
+/// listing it in `manual_axes` makes it manual, an `spmd.auto_axes` listing
+/// it auto, an `spmd.explicit_axes` listing it explicit); without one, the
+/// type declared by `mesh`. Axes are matched by name. If `owner` is given,
+/// it is set to that ancestor (null when the mesh decides).
+AxisType getAxisTypeAt(Operation *op, MeshAttr mesh, StringRef axisName,
+                       Operation **owner = nullptr);
+
+/// `mesh` with the type of every axis replaced by `getAxisTypeAt(op, ...)`.
+MeshAttr getMeshWithAxisTypesAt(Operation *op, MeshAttr mesh);
+
+//===----------------------------------------------------------------------===//
+// Axis-list algebra of the global-view collectives
+//===----------------------------------------------------------------------===//
+
+/// Removes `suffix` from the end of `axes` (an all-gather of one dimension).
+/// Going from the last ref of `suffix` backwards, each ref must be a minor
+/// part of the current last ref of `axes` (the same ref, or a sub-axis that
+/// ends where it ends); that part is removed and the major remainder, if
+/// any, stays. On failure `axes` is unspecified and `failedRef`, if given,
+/// is set to the ref that could not be removed.
+LogicalResult removeAxesSuffix(SmallVectorImpl<AxisRefAttr> &axes,
+                               ArrayRef<AxisRefAttr> suffix, MeshAttr mesh,
+                               AxisRefAttr *failedRef = nullptr);
+
+/// Appends `ref` to `axes` (an all-slice of one dimension), merging it into
+/// the last ref when the two are consecutive sub-axes of one axis.
+void appendAxisOrMerge(SmallVectorImpl<AxisRefAttr> &axes, AxisRefAttr ref,
+                       MeshAttr mesh);
+
+/// True if `lhs` and `rhs` describe the same data layout: the same resolved
+/// mesh (axes, device order and axis types), the same axes in every
+/// dimension and the same unreduced axes and kind. Open/closed dimensions,
+/// priorities and explicitly replicated axes are ignored. Meshes are
+/// resolved from `scope`.
+bool isEquivalentLayout(TensorShardingAttr lhs, TensorShardingAttr rhs,
+                        Operation *scope);
+
+/// Formats axis refs as `["x", "y":(1)2]` (the form used in diagnostics).
+std::string formatAxisList(ArrayRef<AxisRefAttr> axes);
+
 } // namespace mlir::tessera::spmd
 
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDUTILS_H

@@ -1,0 +1,799 @@
+//===- SpmdShardingOpsVerifiers.cpp - verifiers of the spmd sharding ops --===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers of sharding_constraint, reshard, manual_computation, auto_axes,
+// explicit_axes, sharding_group, propagation_barrier and the global-view
+// collectives. Messages follow Shardy's (and JAX's, for auto/explicit axes)
+// wording so that users of those systems recognize them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tessera::spmd;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// Formats the unreduced axes of a sharding as in its syntax: `{"x"}`,
+/// `max{"x", "y"}`, `{}`.
+static std::string formatUnreduced(ArrayRef<AxisRefAttr> axes,
+                                   ReductionKind kind) {
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  if (!axes.empty() && kind != ReductionKind::Sum)
+    os << stringifyReductionKind(kind);
+  os << "{";
+  llvm::interleaveComma(axes, os,
+                        [&](AxisRefAttr ref) { os << ref.toString(); });
+  os << "}";
+  return result;
+}
+
+/// Checks how `target` (a reshard/constraint sharding) changes the unreduced
+/// axes of `source` (the operand's sharding, if any): an axis that stays
+/// unreduced keeps its reduction kind, and new unreduced axes can only be
+/// introduced as partial sums.
+static LogicalResult verifyUnreducedTransition(Operation *op,
+                                               TensorShardingAttr source,
+                                               TensorShardingAttr target) {
+  if (!source)
+    return success();
+  ArrayRef<AxisRefAttr> sourceAxes = source.getUnreducedAxes();
+  bool keepsAxes = false, introducesAxes = false;
+  for (AxisRefAttr axis : target.getUnreducedAxes()) {
+    if (llvm::is_contained(sourceAxes, axis))
+      keepsAxes = true;
+    else
+      introducesAxes = true;
+  }
+  if (keepsAxes && source.getUnreducedKind() != target.getUnreducedKind())
+    return op->emitOpError("cannot change the reduction operator of kept "
+                           "unreduced axes from ")
+           << stringifyReductionKind(source.getUnreducedKind()) << " to "
+           << stringifyReductionKind(target.getUnreducedKind())
+           << ". Check source sharding: " << source
+           << ", target sharding: " << target;
+  if (introducesAxes && target.getUnreducedKind() != ReductionKind::Sum)
+    return op->emitOpError("cannot introduce '")
+           << stringifyReductionKind(target.getUnreducedKind())
+           << "' unreduced axes. Expected 'sum'.";
+  return success();
+}
+
+/// JAX's capitalized name of an axis type (`Explicit`, `Auto`, `Manual`).
+static StringRef getJaxAxisTypeName(AxisType type) {
+  switch (type) {
+  case AxisType::Explicit:
+    return "Explicit";
+  case AxisType::Auto:
+    return "Auto";
+  case AxisType::Manual:
+    return "Manual";
+  }
+  llvm_unreachable("unknown axis type");
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingConstraintOp / ReshardOp / PropagationBarrierOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShardingConstraintOp::verify() {
+  if (failed(verifyTensorSharding(getSharding(), getType(), getOperation(),
+                                  getEmitErrorFn(getOperation()))))
+    return failure();
+  return verifyUnreducedTransition(
+      getOperation(), spmd::getSharding(getInput()), getSharding());
+}
+
+LogicalResult ReshardOp::verify() {
+  if (failed(verifyTensorSharding(getSharding(), getType(), getOperation(),
+                                  getEmitErrorFn(getOperation()))))
+    return failure();
+  return verifyUnreducedTransition(
+      getOperation(), spmd::getSharding(getInput()), getSharding());
+}
+
+LogicalResult PropagationBarrierOp::verify() {
+  if (getAllowedDirection() == PropagationDirection::BOTH)
+    return emitOpError("cannot specify `BOTH` as the direction. Not blocking "
+                       "propagation direction makes the op redundant");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ManualComputationOp
+//===----------------------------------------------------------------------===//
+
+/// Verifies the operands (or results) of a manual computation against its
+/// region arguments (or returned values): counts, the order of manual and
+/// free axes, no split manual axes, divisibility and local shapes.
+static LogicalResult verifyManualComputationValues(
+    ManualComputationOp op, TypeRange globalTypes, TypeRange localTypes,
+    TensorShardingPerValueAttr shardings, StringRef valueKind) {
+  if (globalTypes.size() != localTypes.size())
+    return op.emitOpError("number of op ")
+           << valueKind << "s and region " << valueKind
+           << "s must match. Op has " << globalTypes.size() << " op "
+           << valueKind << "s and " << localTypes.size() << " region "
+           << valueKind << "s";
+
+  ManualAxesAttr manualAxes = op.getManualAxes();
+  auto isManual = [&](AxisRefAttr ref) {
+    return manualAxes.contains(ref.getName());
+  };
+  for (auto [index, entry] : llvm::enumerate(llvm::zip_equal(
+           globalTypes, localTypes, shardings.getShardings()))) {
+    auto [globalType, localType, sharding] = entry;
+    MeshAttr mesh = sharding.getMesh(op);
+    if (mesh.isMaximal())
+      return op.emitOpError(valueKind)
+             << " sharding at index " << index
+             << " is a maximal sharding, which is not supported by "
+                "spmd.manual_computation";
+
+    for (auto [dim, dimSharding] :
+         llvm::enumerate(sharding.getDimShardings())) {
+      ArrayRef<AxisRefAttr> axes = dimSharding.getAxes();
+      const AxisRefAttr *firstFree = llvm::find_if_not(axes, isManual);
+      const AxisRefAttr *manualAfterFree =
+          std::find_if(firstFree, axes.end(), isManual);
+      if (manualAfterFree != axes.end())
+        return op.emitOpError(valueKind)
+               << " sharding at index " << index
+               << " must have all manual axes come before free axes in its "
+                  "dimension sharding at index "
+               << dim << ". Saw manual axis " << manualAfterFree->toString()
+               << " after free axis " << (manualAfterFree - 1)->toString();
+    }
+
+    if (llvm::any_of(sharding.getAllAxisRefs(), [&](AxisRefAttr ref) {
+          return ref.getSubAxisInfo() && isManual(ref);
+        })) {
+      InFlightDiagnostic diag = op.emitOpError(valueKind)
+                                << " sharding at index " << index
+                                << " cannot use a manual axis as a sub/split "
+                                   "axis. Saw manual axes {";
+      llvm::interleaveComma(manualAxes.getValue(), diag,
+                            [&](StringAttr name) { diag << name.getValue(); });
+      return diag << "} and sharding " << sharding;
+    }
+
+    auto globalTensor = cast<RankedTensorType>(globalType);
+    SmallVector<int64_t> localShape;
+    for (auto [dimSize, dimSharding] :
+         llvm::zip_equal(globalTensor.getShape(), sharding.getDimShardings())) {
+      if (ShapedType::isDynamic(dimSize)) {
+        localShape.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      int64_t manualSize = 1;
+      for (AxisRefAttr ref : dimSharding.getAxes())
+        if (isManual(ref))
+          manualSize *= ref.getSize(mesh);
+      if (dimSize % manualSize != 0)
+        return op.emitOpError(valueKind)
+               << " dimension size " << dimSize
+               << " is not divisible by the manual axes size " << manualSize;
+      localShape.push_back(dimSize / manualSize);
+    }
+    auto expectedLocalType =
+        RankedTensorType::get(localShape, globalTensor.getElementType());
+    if (expectedLocalType != localType)
+      return op.emitOpError(valueKind)
+             << " shape, corresponding sharding, and region " << valueKind
+             << " shape at index " << index
+             << " must match. Expected local shape " << expectedLocalType
+             << ", actual local shape " << localType;
+  }
+  return success();
+}
+
+LogicalResult ManualComputationOp::verify() {
+  Operation *op = getOperation();
+  ManualAxisToOwner parentManualAxes = getParentManualAxes(op);
+  llvm::SmallDenseSet<StringRef> seenAxes;
+  for (StringAttr axis : getManualAxes().getValue()) {
+    if (auto it = parentManualAxes.find(axis.getValue());
+        it != parentManualAxes.end()) {
+      InFlightDiagnostic diag = emitOpError("operates on axis \"")
+                                << axis.getValue()
+                                << "\" which is already bound by a parent "
+                                   "spmd.manual_computation op";
+      diag.attachNote(it->second->getLoc())
+          << "parent bounding this axis as manual";
+      return diag;
+    }
+    if (!seenAxes.insert(axis.getValue()).second)
+      return emitOpError("duplicate manual axis: \"")
+             << axis.getValue() << "\"";
+  }
+
+  ArrayRef<TensorShardingAttr> inShardings = getInShardings().getShardings();
+  ArrayRef<TensorShardingAttr> outShardings = getOutShardings().getShardings();
+  if (inShardings.empty() && outShardings.empty() &&
+      !getManualAxes().getValue().empty())
+    return emitOpError("cannot have manual_axes when there are no "
+                       "input/output shardings");
+
+  EmitErrorFn emitError = getEmitErrorFn(op);
+  if (failed(verifyTensorShardingPerValue(getInShardings(), getOperandTypes(),
+                                          op, emitError, "operand")) ||
+      failed(verifyTensorShardingPerValue(getOutShardings(), getResultTypes(),
+                                          op, emitError, "result")))
+    return failure();
+
+  // All shardings (in and out) use one mesh, or the empty mesh.
+  MeshAttr commonMesh;
+  for (TensorShardingAttr sharding :
+       llvm::concat<const TensorShardingAttr>(inShardings, outShardings)) {
+    MeshAttr mesh = sharding.getMesh(op);
+    if (mesh.empty())
+      continue;
+    if (commonMesh && commonMesh != mesh)
+      return emitOpError("all in and out shardings must be bound to the same "
+                         "mesh or an empty mesh");
+    commonMesh = mesh;
+  }
+  for (StringAttr axis : getManualAxes().getValue())
+    if (!commonMesh || !commonMesh.hasAxis(axis.getValue()))
+      return emitOpError("unknown manual axis: \"") << axis.getValue() << "\"";
+
+  Operation *terminator = getBody().front().getTerminator();
+  return failure(failed(verifyManualComputationValues(
+                     *this, getOperandTypes(), getBody().getArgumentTypes(),
+                     getInShardings(), "operand")) ||
+                 failed(verifyManualComputationValues(
+                     *this, getResultTypes(), terminator->getOperandTypes(),
+                     getOutShardings(), "result")));
+}
+
+//===----------------------------------------------------------------------===//
+// AutoAxesOp / ExplicitAxesOp
+//===----------------------------------------------------------------------===//
+
+/// Verifies that the region arguments and returned values of an
+/// auto_axes/explicit_axes op have exactly the operand and result types.
+static LogicalResult verifyGlobalRegionTypes(Operation *op) {
+  Block &body = op->getRegion(0).front();
+  auto check = [&](TypeRange inner, TypeRange outer, StringRef innerName,
+                   StringRef outerName) -> LogicalResult {
+    if (inner.size() != outer.size())
+      return op->emitOpError("number of ")
+             << innerName << "s must match the number of " << outerName
+             << "s: " << inner.size() << " != " << outer.size();
+    for (auto [i, types] : llvm::enumerate(llvm::zip_equal(inner, outer))) {
+      auto [innerType, outerType] = types;
+      if (innerType != outerType)
+        return op->emitOpError("expected the type of the ")
+               << i << "'th " << innerName
+               << " to match the type of the corresponding " << outerName
+               << ": " << innerType << " vs " << outerType;
+    }
+    return success();
+  };
+  return failure(
+      failed(check(body.getArgumentTypes(), op->getOperandTypes(),
+                   "block argument", "operand")) ||
+      failed(check(body.getTerminator()->getOperandTypes(),
+                   op->getResultTypes(), "returned value", "result")));
+}
+
+/// Verifies an auto_axes (`isAuto`) or explicit_axes op: its region types,
+/// its required shardings, the listed axes and the axis types the shardings
+/// may use.
+static LogicalResult verifyAxesRegionOp(Operation *op, ArrayAttr axes,
+                                        TensorShardingPerValueAttr shardings,
+                                        bool isAuto) {
+  if (failed(verifyGlobalRegionTypes(op)))
+    return failure();
+
+  StringRef keyword = isAuto ? "out_shardings" : "in_shardings";
+  StringRef valueKind = isAuto ? "result" : "operand";
+  StringRef opName = op->getName().getStringRef();
+  if (!shardings)
+    return op->emitOpError("Missing required keyword argument: '")
+           << keyword << "'";
+  TypeRange types = isAuto ? TypeRange(op->getResultTypes())
+                           : TypeRange(op->getOperandTypes());
+  if (failed(verifyTensorShardingPerValue(shardings, types, op,
+                                          getEmitErrorFn(op), valueKind)))
+    return failure();
+
+  MeshAttr mesh;
+  for (TensorShardingAttr sharding : shardings.getShardings()) {
+    MeshAttr shardingMesh = sharding.getMesh(op);
+    if (!shardingMesh.empty() && !shardingMesh.isMaximal()) {
+      mesh = shardingMesh;
+      break;
+    }
+  }
+  if (!mesh) {
+    if (axes.empty())
+      return success();
+    return op->emitOpError("cannot have axes when there are no ")
+           << keyword << " on a mesh with axes";
+  }
+
+  llvm::SmallDenseSet<StringRef> listed;
+  for (Attribute attr : axes) {
+    StringRef name = cast<StringAttr>(attr).getValue();
+    if (!mesh.hasAxis(name))
+      return op->emitOpError("unknown axis name: \"") << name << "\"";
+    if (!listed.insert(name).second)
+      return op->emitOpError("duplicate axis name: \"") << name << "\"";
+    Operation *owner = nullptr;
+    if (getAxisTypeAt(op, mesh, name, &owner) == AxisType::Manual) {
+      InFlightDiagnostic diag =
+          op->emitOpError("Going from `Manual` AxisType to `Auto` or "
+                          "`Explicit` AxisType is not allowed (axis \"")
+          << name << "\" is manual here)";
+      if (owner)
+        diag.attachNote(owner->getLoc())
+            << "axis \"" << name << "\" made manual here";
+      return diag;
+    }
+  }
+
+  // Outside the op (auto_axes' out_shardings) or inside it (explicit_axes'
+  // in_shardings), the shardings may only use explicit axes.
+  MeshAttr typedMesh = getMeshWithAxisTypesAt(op, mesh);
+  if (!isAuto)
+    typedMesh =
+        typedMesh.withAxisTypes(llvm::to_vector(listed), AxisType::Explicit);
+  for (auto [index, sharding] : llvm::enumerate(shardings.getShardings())) {
+    for (AxisRefAttr ref : sharding.getAllAxisRefs()) {
+      AxisType type = typedMesh.getAxisType(ref.getName());
+      if (type == AxisType::Explicit)
+        continue;
+      return op->emitOpError(keyword)
+             << " passed to " << opName
+             << " cannot contain axis names that are of type Auto or "
+                "Manual. Got sharding "
+             << sharding << " at index " << index << " with axis name: \""
+             << ref.getName() << "\" of type: " << getJaxAxisTypeName(type);
+    }
+  }
+  return success();
+}
+
+LogicalResult AutoAxesOp::verify() {
+  return verifyAxesRegionOp(getOperation(), getAxes(), getOutShardingsAttr(),
+                            /*isAuto=*/true);
+}
+
+LogicalResult ExplicitAxesOp::verify() {
+  return verifyAxesRegionOp(getOperation(), getAxes(), getInShardingsAttr(),
+                            /*isAuto=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingGroupOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShardingGroupOp::verify() {
+  int64_t groupId = getGroupIdAttr().getInt();
+  if (groupId < 0)
+    return emitOpError("group_id must be non-negative, got: ") << groupId;
+
+  // Compare with the first member of the group that comes before this op in
+  // the enclosing symbol table (module); each violation is reported once, on
+  // the later member.
+  Operation *root = SymbolTable::getNearestSymbolTable(getOperation());
+  if (!root)
+    return success();
+  auto scope = (*this)->getParentOfType<ManualComputationOp>();
+  ShardingGroupOp first;
+  root->walk([&](ShardingGroupOp other) {
+    if (other == *this)
+      return WalkResult::interrupt();
+    if (other.getGroupIdAttr().getInt() != groupId)
+      return WalkResult::advance();
+    first = other;
+    return WalkResult::interrupt();
+  });
+  if (!first)
+    return success();
+  if (first->getParentOfType<ManualComputationOp>() != scope)
+    return (emitOpError("ShardingGroupOps values cannot cross "
+                        "ManualComputationOp boundaries for groupId: ")
+            << groupId)
+               .attachNote(first.getLoc())
+           << "first member of the group";
+  if (first.getInput().getType().getShape() != getInput().getType().getShape())
+    return (emitOpError("ShardingGroupOps values must have the same shape for "
+                        "groupId: ")
+            << groupId)
+               .attachNote(first.getLoc())
+           << "first member of the group";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What every collective verifier starts from.
+struct CollectiveContext {
+  /// The operand's sharding (a fully replicated one when it has none and the
+  /// op allows that).
+  TensorShardingAttr operandSharding;
+  /// The meshes of `out_sharding` and of the operand's sharding.
+  MeshAttr mesh, operandMesh;
+};
+} // namespace
+
+/// The checks shared by all collectives:
+/// 1. the operand has a sharding (unless `allowMissingOperandSharding`, in
+///    which case it is fully replicated on the mesh of `outSharding`);
+/// 2. `outSharding` is valid for the result type;
+/// 3. the result mesh equals the operand mesh (unless
+///    `allowDifferentMeshes`);
+/// 4. both shardings have the same rank.
+static FailureOr<CollectiveContext>
+verifyCollective(Operation *op, TensorShardingAttr outSharding,
+                 bool allowMissingOperandSharding, bool allowDifferentMeshes) {
+  Value operand = op->getOperand(0);
+  Type resultType = op->getResult(0).getType();
+  CollectiveContext ctx;
+  ctx.operandSharding = getSharding(operand);
+  if (!ctx.operandSharding) {
+    if (!allowMissingOperandSharding)
+      return op->emitOpError("collective on operand without sharding");
+    ctx.operandSharding = TensorShardingAttr::getReplicated(
+        op->getContext(), outSharding.getMeshOrRef(),
+        cast<RankedTensorType>(resultType).getRank(), /*closed=*/true);
+  }
+
+  if (failed(verifyTensorSharding(outSharding, resultType, op,
+                                  getEmitErrorFn(op))))
+    return failure();
+
+  ctx.mesh = outSharding.getMesh(op);
+  ctx.operandMesh = getMesh(ctx.operandSharding, operand);
+  if (!ctx.operandMesh)
+    return op->emitOpError("operand sharding refers to an unknown mesh: ")
+           << ctx.operandSharding.getMeshSymName();
+  // The operand's sharding is normally verified where it is defined, but the
+  // defining op may not have been verified yet (isolated ops are verified
+  // after their users); the algebra below needs a valid sharding.
+  if (failed(verifyTensorSharding(
+          ctx.operandSharding, operand.getType(), ctx.operandMesh,
+          [op](StringRef msg) {
+            return op->emitOpError("operand sharding - ") << msg;
+          })))
+    return failure();
+  if (!allowDifferentMeshes && ctx.mesh != ctx.operandMesh)
+    return (op->emitOpError("result mesh does not match operand mesh")
+                .attachNote(operand.getLoc())
+            << "operand mesh: " << ctx.operandMesh);
+
+  if (outSharding.getRank() != ctx.operandSharding.getRank())
+    return op->emitOpError("result sharding has rank ")
+           << outSharding.getRank() << " but operand sharding has rank "
+           << ctx.operandSharding.getRank();
+  return ctx;
+}
+
+/// Verifies a list of axis lists (one per dimension) of a collective: every
+/// list is valid for `mesh`, no ref appears twice across lists, sub-axes do
+/// not overlap, and there is one list per dimension of `outSharding`.
+static LogicalResult verifyAxesPerDim(Operation *op,
+                                      ArrayRef<AxisRefListAttr> axesPerDim,
+                                      TensorShardingAttr outSharding,
+                                      MeshAttr mesh) {
+  EmitErrorFn emitError = getEmitErrorFn(op);
+  SmallVector<AxisRefAttr> seen;
+  for (AxisRefListAttr list : axesPerDim)
+    if (failed(verifyAxisRefList(list.getValue(), mesh, emitError, seen)))
+      return failure();
+  if (failed(verifySubAxes(seen, mesh, emitError)))
+    return failure();
+  if (static_cast<int64_t>(axesPerDim.size()) != outSharding.getRank())
+    return op->emitOpError("result sharding has rank ")
+           << outSharding.getRank() << " but collective axes has rank "
+           << axesPerDim.size();
+  return success();
+}
+
+/// Emits the error for a result dimension whose axes are not `expected`.
+static LogicalResult verifyDimAxes(Operation *op,
+                                   TensorShardingAttr outSharding, int64_t dim,
+                                   ArrayRef<AxisRefAttr> expected) {
+  if (outSharding.getDimSharding(dim).getAxes() == expected)
+    return success();
+  return op->emitOpError("result sharding doesn't match expected sharding ")
+         << formatAxisList(expected) << " on dimension " << dim;
+}
+
+/// Verifies that a collective that does not reduce keeps the operand's
+/// unreduced axes and their kind.
+static LogicalResult verifyUnreducedUnchanged(Operation *op,
+                                              TensorShardingAttr operand,
+                                              TensorShardingAttr result) {
+  if (operand.getUnreducedAxes() != result.getUnreducedAxes())
+    return op->emitOpError("result unreduced axes ")
+           << formatUnreduced(result.getUnreducedAxes(),
+                              result.getUnreducedKind())
+           << " don't match expected unreduced axes "
+           << formatUnreduced(operand.getUnreducedAxes(),
+                              operand.getUnreducedKind());
+  if (operand.getUnreducedKind() != result.getUnreducedKind())
+    return verifyUnreducedTransition(op, operand, result);
+  return success();
+}
+
+/// The reduction rules of all_reduce and reduce_scatter over
+/// `reductionAxes` with `kind`: no overlap with the operand's dimension
+/// shardings or replicated axes, unreduced axes reduced with their own kind
+/// and removed from the result's unreduced axes, the others kept.
+static LogicalResult verifyReduction(Operation *op,
+                                     TensorShardingAttr operandSharding,
+                                     TensorShardingAttr outSharding,
+                                     ArrayRef<AxisRefAttr> reductionAxes,
+                                     ReductionKind kind) {
+  SmallVector<AxisRefAttr> shardedOrReplicated;
+  for (DimensionShardingAttr dim : operandSharding.getDimShardings())
+    llvm::append_range(shardedOrReplicated, dim.getAxes());
+  llvm::append_range(shardedOrReplicated, operandSharding.getReplicatedAxes());
+
+  ArrayRef<AxisRefAttr> operandUnreduced = operandSharding.getUnreducedAxes();
+  bool reducesUnreduced = false;
+  for (AxisRefAttr axis : reductionAxes) {
+    if (llvm::any_of(shardedOrReplicated,
+                     [&](AxisRefAttr other) { return other.overlaps(axis); }))
+      return op->emitOpError("reduction axis ")
+             << axis.toString()
+             << " overlaps with operand dimension sharding or replicated "
+                "axes";
+    for (AxisRefAttr unreduced : operandUnreduced) {
+      if (unreduced == axis) {
+        reducesUnreduced = true;
+      } else if (unreduced.overlaps(axis)) {
+        return op->emitOpError("reduction axis ")
+               << axis.toString() << " partially overlaps unreduced axis "
+               << unreduced.toString()
+               << " of the operand, which is not supported";
+      }
+    }
+  }
+  if (reducesUnreduced && operandSharding.getUnreducedKind() != kind)
+    return op->emitOpError("cannot reduce '")
+           << stringifyReductionKind(operandSharding.getUnreducedKind())
+           << "' unreduced axes. Expected '" << stringifyReductionKind(kind)
+           << "'.";
+
+  SmallVector<AxisRefAttr> expected = llvm::to_vector(
+      llvm::make_filter_range(operandUnreduced, [&](AxisRefAttr axis) {
+        return !llvm::is_contained(reductionAxes, axis);
+      }));
+  ArrayRef<AxisRefAttr> actual = outSharding.getUnreducedAxes();
+  if (actual != ArrayRef(expected))
+    return op->emitOpError("result unreduced axes ")
+           << formatUnreduced(actual, outSharding.getUnreducedKind())
+           << " don't match expected unreduced axes "
+           << formatUnreduced(expected, operandSharding.getUnreducedKind());
+  if (!expected.empty() &&
+      outSharding.getUnreducedKind() != operandSharding.getUnreducedKind())
+    return verifyUnreducedTransition(op, operandSharding, outSharding);
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  Operation *op = getOperation();
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
+                       /*allowDifferentMeshes=*/false);
+  if (failed(ctx))
+    return failure();
+  ArrayRef<AxisRefListAttr> axesPerDim = getGatheringAxes().getValue();
+  if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
+    return failure();
+  for (auto [dim, gathering] : llvm::enumerate(axesPerDim)) {
+    SmallVector<AxisRefAttr> expected =
+        llvm::to_vector(ctx->operandSharding.getDimSharding(dim).getAxes());
+    AxisRefAttr failedRef;
+    if (failed(removeAxesSuffix(expected, gathering.getValue(), ctx->mesh,
+                                &failedRef)))
+      return emitOpError("can't apply gathering axis ")
+             << failedRef.toString() << " to operand sharding on dimension "
+             << dim;
+    if (failed(verifyDimAxes(op, getOutSharding(), dim, expected)))
+      return failure();
+  }
+  return verifyUnreducedUnchanged(op, ctx->operandSharding, getOutSharding());
+}
+
+LogicalResult AllSliceOp::verify() {
+  Operation *op = getOperation();
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
+                       /*allowDifferentMeshes=*/false);
+  if (failed(ctx))
+    return failure();
+  ArrayRef<AxisRefListAttr> axesPerDim = getSlicingAxes().getValue();
+  if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
+    return failure();
+  for (auto [dim, slicing] : llvm::enumerate(axesPerDim)) {
+    SmallVector<AxisRefAttr> expected =
+        llvm::to_vector(ctx->operandSharding.getDimSharding(dim).getAxes());
+    for (AxisRefAttr ref : slicing.getValue())
+      appendAxisOrMerge(expected, ref, ctx->mesh);
+    if (failed(verifyDimAxes(op, getOutSharding(), dim, expected)))
+      return failure();
+  }
+  return verifyUnreducedUnchanged(op, ctx->operandSharding, getOutSharding());
+}
+
+LogicalResult AllToAllOp::verify() {
+  Operation *op = getOperation();
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
+                       /*allowDifferentMeshes=*/false);
+  if (failed(ctx))
+    return failure();
+  TensorShardingAttr outSharding = getOutSharding();
+  ArrayRef<AllToAllParamAttr> params = getParams().getValue();
+  if (params.empty())
+    return emitOpError("parameter list is empty");
+
+  int64_t rank = outSharding.getRank();
+  llvm::BitVector seenDims(rank);
+  int64_t prevSrcDim = -1;
+  SmallVector<AxisRefAttr> seenAxes;
+  EmitErrorFn emitError = getEmitErrorFn(op);
+  for (AllToAllParamAttr param : params) {
+    if (failed(
+            verifyAxisRefList(param.getAxes(), ctx->mesh, emitError, seenAxes)))
+      return failure();
+    int64_t srcDim = param.getSrcDim(), tgtDim = param.getTgtDim();
+    for (auto [dim, name] :
+         {std::pair<int64_t, StringRef>{srcDim, "source"}, {tgtDim, "target"}})
+      if (dim < 0 || dim >= rank)
+        return emitOpError(name) << " dimension " << dim
+                                 << " is out of range [0, " << rank << ")";
+    if (srcDim == tgtDim)
+      return emitOpError("source and target dimensions must be different, "
+                         "got: ")
+             << srcDim << "->" << tgtDim;
+    for (int64_t dim : {srcDim, tgtDim}) {
+      if (seenDims.test(dim))
+        return emitOpError("overlapping source/target dimensions in "
+                           "all-to-all params: ")
+               << dim;
+      seenDims.set(dim);
+    }
+    if (prevSrcDim >= srcDim)
+      return emitOpError("source dimensions are not sorted in ascending "
+                         "order: ")
+             << srcDim << " appears after " << prevSrcDim;
+    prevSrcDim = srcDim;
+  }
+  if (failed(verifySubAxes(seenAxes, ctx->mesh, emitError)))
+    return failure();
+
+  for (AllToAllParamAttr param : params) {
+    int64_t srcDim = param.getSrcDim(), tgtDim = param.getTgtDim();
+    SmallVector<AxisRefAttr> expectedSrc =
+        llvm::to_vector(ctx->operandSharding.getDimSharding(srcDim).getAxes());
+    AxisRefAttr failedRef;
+    if (failed(removeAxesSuffix(expectedSrc, param.getAxes(), ctx->mesh,
+                                &failedRef)))
+      return emitOpError("can't apply all-to-all axis ")
+             << failedRef.toString() << " to operand sharding on dimension "
+             << srcDim;
+    if (failed(verifyDimAxes(op, outSharding, srcDim, expectedSrc)))
+      return failure();
+    SmallVector<AxisRefAttr> expectedTgt =
+        llvm::to_vector(ctx->operandSharding.getDimSharding(tgtDim).getAxes());
+    for (AxisRefAttr ref : param.getAxes())
+      appendAxisOrMerge(expectedTgt, ref, ctx->mesh);
+    if (failed(verifyDimAxes(op, outSharding, tgtDim, expectedTgt)))
+      return failure();
+  }
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!seenDims.test(dim) &&
+        failed(
+            verifyDimAxes(op, outSharding, dim,
+                          ctx->operandSharding.getDimSharding(dim).getAxes())))
+      return failure();
+  return verifyUnreducedUnchanged(op, ctx->operandSharding, outSharding);
+}
+
+LogicalResult CollectivePermuteOp::verify() {
+  Operation *op = getOperation();
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
+                       /*allowDifferentMeshes=*/true);
+  if (failed(ctx))
+    return failure();
+  TensorShardingAttr outSharding = getOutSharding();
+  if (!ctx->mesh.hasSameAxes(ctx->operandMesh))
+    return (emitOpError("result mesh has different axes than operand mesh")
+                .attachNote(getTensor().getLoc())
+            << "operand mesh: " << ctx->operandMesh);
+  if (outSharding.getMeshOrRef() != ctx->operandSharding.getMeshOrRef() &&
+      ctx->mesh.getDeviceIdsOrIota() == ctx->operandMesh.getDeviceIdsOrIota())
+    return (emitOpError("result mesh name is different but same device ids "
+                        "as operand")
+                .attachNote(getTensor().getLoc())
+            << "operand mesh: " << ctx->operandMesh);
+
+  for (auto [dim, dims] :
+       llvm::enumerate(llvm::zip_equal(ctx->operandSharding.getDimShardings(),
+                                       outSharding.getDimShardings()))) {
+    auto [inDim, outDim] = dims;
+    if (inDim.getAxes() == outDim.getAxes())
+      continue;
+    int64_t inSize = inDim.getShardedSize(ctx->mesh);
+    int64_t outSize = outDim.getShardedSize(ctx->mesh);
+    if (inSize != outSize)
+      return emitOpError("sharded size of result doesn't match operand on "
+                         "dimension ")
+             << dim << ": " << outSize << " != " << inSize;
+  }
+  return verifyUnreducedUnchanged(op, ctx->operandSharding, outSharding);
+}
+
+LogicalResult AllReduceOp::verify() {
+  Operation *op = getOperation();
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
+                       /*allowDifferentMeshes=*/false);
+  if (failed(ctx))
+    return failure();
+  ArrayRef<AxisRefAttr> reductionAxes = getReductionAxes().getValue();
+  EmitErrorFn emitError = getEmitErrorFn(op);
+  SmallVector<AxisRefAttr> seen;
+  if (failed(verifyAxisRefList(reductionAxes, ctx->mesh, emitError, seen)) ||
+      failed(verifySubAxes(seen, ctx->mesh, emitError)))
+    return failure();
+  for (auto [inDim, outDim] :
+       llvm::zip_equal(ctx->operandSharding.getDimShardings(),
+                       getOutSharding().getDimShardings()))
+    if (inDim.getAxes() != outDim.getAxes())
+      return emitOpError("operand and result sharding have different axes");
+  return verifyReduction(op, ctx->operandSharding, getOutSharding(),
+                         reductionAxes, getReductionKind());
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  Operation *op = getOperation();
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
+                       /*allowDifferentMeshes=*/false);
+  if (failed(ctx))
+    return failure();
+  ArrayRef<AxisRefListAttr> axesPerDim = getReduceScatterAxes().getValue();
+  if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
+    return failure();
+  SmallVector<AxisRefAttr> allAxes;
+  for (AxisRefListAttr list : axesPerDim)
+    llvm::append_range(allAxes, list.getValue());
+  if (failed(verifyReduction(op, ctx->operandSharding, getOutSharding(),
+                             allAxes, getReductionKind())))
+    return failure();
+  for (auto [dim, slicing] : llvm::enumerate(axesPerDim)) {
+    SmallVector<AxisRefAttr> expected =
+        llvm::to_vector(ctx->operandSharding.getDimSharding(dim).getAxes());
+    for (AxisRefAttr ref : slicing.getValue())
+      appendAxisOrMerge(expected, ref, ctx->mesh);
+    if (failed(verifyDimAxes(op, getOutSharding(), dim, expected)))
+      return failure();
+  }
+  return success();
+}
