@@ -18,6 +18,8 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py",
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%examples", os.path.join(
     config.tessera_src_root, "examples")))
+config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
+config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

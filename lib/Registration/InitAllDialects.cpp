@@ -6,6 +6,7 @@
 
 #include "tessera/InitAllDialects.h"
 
+#include "tessera/Dialect/Comm/IR/CommDialect.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,6 +20,7 @@ void mlir::tessera::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   // Tessera's own dialects.
   registry.insert<spmd::SpmdDialect>();
+  registry.insert<comm::CommDialect>();
 }
 
 void mlir::tessera::registerAllDialects(MLIRContext &context) {
