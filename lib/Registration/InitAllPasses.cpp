@@ -6,9 +6,13 @@
 
 #include "tessera/InitAllPasses.h"
 
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
 #include "mlir/InitAllPasses.h"
 
 void mlir::tessera::registerAllPasses() {
   // Upstream passes (canonicalize, cse, bufferization, lowering to LLVM...).
   mlir::registerAllPasses();
+  // Tessera's own passes.
+  spmd::registerSpmdPasses();
 }

@@ -1,0 +1,26 @@
+//===- Passes.h - spmd passes -------------------------------------*- C++
+//-*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_H
+#define TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace mlir::tessera::spmd {
+
+#define GEN_PASS_DECL
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+/// Registers every spmd pass with the global pass registry.
+#define GEN_PASS_REGISTRATION
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+} // namespace mlir::tessera::spmd
+
+#endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_H

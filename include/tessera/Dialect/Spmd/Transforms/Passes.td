@@ -1,0 +1,49 @@
+//===- Passes.td - spmd passes -----------------------------*- tablegen -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD
+#define TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SpmdPrintTypesPass : Pass<"spmd-print-types"> {
+  let summary = "Emits a remark with the JAX-style type of every op result";
+  let description = [{
+    The `jax.typeof` of every value: for each op with results (nested regions
+    included), emits one remark at the op's location whose message is exactly
+    the JAX-style type of its results, joined by `, ` when there are several.
+    A value's sharding is the one `spmd::getSharding` finds (a func argument's
+    `spmd.sharding`, the sharding an op such as `spmd.reshard` carries, or the
+    op's `spmd.sharding` / `spmd.out_sharding` attribute); a value without one
+    prints unsharded. The pass changes nothing.
+
+    The type is JAX's `str_short(short_dtypes=True)`: short dtype names,
+    `N@axis` / `N@(a,b)` for sharded dimensions, `{U:x}` (`U_max`, `U_min`)
+    for unreduced axes, `?` (or a symbolic name, when the dialect that knows
+    symbolic shapes provides one) for dynamic dimensions. Like JAX, only
+    Explicit mesh axes are shown; `all-axes` shows Auto and Manual axes too.
+
+    ```mlir
+    spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, auto]>
+    func.func @f(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {
+      // remark: f32[8@x,4]        (with all-axes=true: f32[8@x,4@y])
+      %0 = math.tanh %a {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"} ]>]>} : tensor<8x4xf32>
+      // remark: f32[8,4]
+      %1 = arith.negf %0 : tensor<8x4xf32>
+      return %1 : tensor<8x4xf32>
+    }
+    ```
+
+    Tests check the remarks with `--verify-diagnostics` and
+    `// expected-remark @+1 {{f32[8@x,4]}}`.
+  }];
+  let options = [
+    Option<"allAxes", "all-axes", "bool", /*default=*/"false",
+           "Also show Auto and Manual mesh axes (JAX erases them from types)">
+  ];
+}
+
+#endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD
