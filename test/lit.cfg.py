@@ -21,7 +21,8 @@ config.substitutions.append(("%examples", os.path.join(
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "ASAN_OPTIONS", "UBSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
 # Tessera tools first, then FileCheck/not/count/split-file from LLVM 22.

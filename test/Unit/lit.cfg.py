@@ -11,3 +11,8 @@ config.suffixes = []
 config.test_exec_root = os.path.join(config.tessera_obj_root, "unittests")
 config.test_source_root = config.test_exec_root
 config.test_format = lit.formats.GoogleTest(".", "Tests")
+
+# Sanitizer builds (make asan) pass their runtime options through.
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
