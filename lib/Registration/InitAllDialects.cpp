@@ -7,6 +7,8 @@
 #include "tessera/InitAllDialects.h"
 
 #include "tessera/Dialect/Comm/IR/CommDialect.h"
+#include "tessera/Dialect/Poly/Extensions/SymbolicShapeExternalModels.h"
+#include "tessera/Dialect/Poly/IR/PolyDialect.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -21,6 +23,8 @@ void mlir::tessera::registerAllDialects(DialectRegistry &registry) {
   // Tessera's own dialects.
   registry.insert<spmd::SpmdDialect>();
   registry.insert<comm::CommDialect>();
+  registry.insert<poly::PolyDialect>();
+  poly::registerSymbolicShapeExternalModels(registry);
 }
 
 void mlir::tessera::registerAllDialects(MLIRContext &context) {

@@ -6,6 +6,7 @@
 
 #include "tessera/InitAllPasses.h"
 
+#include "tessera/Dialect/Poly/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 
 #include "mlir/InitAllPasses.h"
@@ -15,4 +16,5 @@ void mlir::tessera::registerAllPasses() {
   mlir::registerAllPasses();
   // Tessera's own passes.
   spmd::registerSpmdPasses();
+  poly::registerPolyPasses();
 }
