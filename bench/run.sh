@@ -6,8 +6,9 @@
 # Usage: bench/run.sh [<build-dir>]   (default: build)
 #
 # Builds nothing: runs every executable <build-dir>/bin/*Bench (Google
-# Benchmark binaries) and prints their tables. `make bench` builds first and
-# then calls `./bench/run.sh build`.
+# Benchmark binaries) and prints their tables, then every bench/*-bench.sh
+# script (e.g. poly-infer on generated 1k/10k/100k-op modules). `make bench`
+# builds first and then calls `./bench/run.sh build`.
 #
 #===------------------------------------------------------------------------===#
 
@@ -32,6 +33,13 @@ for b in "${benches[@]}"; do
   [ -x "$b" ] || continue
   echo "=== $(basename "$b")"
   "$b" --benchmark_counters_tabular=true || status=1
+  echo
+done
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+for script in "$here"/*-bench.sh; do
+  echo "=== $(basename "$script")"
+  "$script" "$build" || status=1
   echo
 done
 exit $status
