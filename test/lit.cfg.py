@@ -20,6 +20,8 @@ config.substitutions.append(("%examples", os.path.join(
     config.tessera_src_root, "examples")))
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
+config.substitutions.append(("%mlir_runner_utils", os.path.join(
+    os.path.dirname(config.llvm_tools_dir), "lib", "libmlir_c_runner_utils.so")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "ASAN_OPTIONS", "UBSAN_OPTIONS"])
@@ -28,7 +30,7 @@ llvm_config.use_default_substitutions()
 # Tessera tools first, then FileCheck/not/count/split-file from LLVM 22.
 tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
 tools = ["tessera-opt", "tessera-poly", "tessera-run", "tessera-export",
-         "FileCheck", "not", "count", "split-file"]
+         "FileCheck", "not", "count", "split-file", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if lit.util.which(t, os.pathsep.join(tool_dirs))],
     tool_dirs)

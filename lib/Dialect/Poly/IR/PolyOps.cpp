@@ -14,3 +14,19 @@ using namespace mlir::tessera::poly;
 
 #define GET_OP_CLASSES
 #include "tessera/Dialect/Poly/IR/PolyOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ShapeAssertionOp: SymbolicShapeOpInterface
+//===----------------------------------------------------------------------===//
+
+/// An assertion has no results: its rule only lets `poly-infer` analyze
+/// functions that already hold runtime shape assertions.
+LogicalResult
+ShapeAssertionOp::inferSymbolicShapes(ArrayRef<SymbolicValue> operands,
+                                      SmallVectorImpl<SymbolicValue> &results,
+                                      SymbolicShapeContext &context) {
+  return success();
+}
+
+/// JAX's `shape_assertion` custom call.
+StringRef ShapeAssertionOp::getJaxPrimitiveName() { return "shape_assertion"; }

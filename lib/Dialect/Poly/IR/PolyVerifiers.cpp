@@ -262,6 +262,15 @@ LogicalResult PolyDialect::verifyOperationAttribute(Operation *op,
       return verifyResultValue(op, i, entry, cache, constraints);
     });
   }
+  if (name == kAssertionsInsertedAttrName) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError("'")
+             << kAssertionsInsertedAttrName << "' is only allowed on functions";
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError("'")
+             << kAssertionsInsertedAttrName << "' must be a unit attribute";
+    return success();
+  }
   return op->emitOpError("unknown poly attribute '") << name << "'";
 }
 

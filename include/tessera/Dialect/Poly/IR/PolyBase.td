@@ -51,6 +51,10 @@ def Poly_Dialect : Dialect {
     /// The array of explicit constraints of a function.
     static constexpr ::llvm::StringLiteral kConstraintsAttrName =
         "poly.constraints";
+    /// The unit attribute `poly-insert-assertions` puts on a function whose
+    /// entry holds its runtime shape assertions (the pass is idempotent).
+    static constexpr ::llvm::StringLiteral kAssertionsInsertedAttrName =
+        "poly.assertions_inserted";
 
     /// Registers the attributes (defined in PolyAttrs.cpp).
     void registerAttributes();

@@ -9,6 +9,7 @@
 
 #include "tessera/Dialect/Poly/IR/PolyAttrs.h"
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
+#include "tessera/Dialect/Poly/IR/PolyInterfaces.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -17,7 +17,9 @@ def Poly_ShapeAssertionResource
     : Resource<"::mlir::tessera::poly::ShapeAssertionResource">;
 
 def Poly_ShapeAssertionOp : Poly_Op<"shape_assertion",
-    [MemoryEffects<[MemWrite<Poly_ShapeAssertionResource>]>]> {
+    [MemoryEffects<[MemWrite<Poly_ShapeAssertionResource>]>,
+     DeclareOpInterfaceMethods<Poly_SymbolicShapeOpInterface,
+                               ["getJaxPrimitiveName"]>]> {
   let summary = "a runtime shape check with JAX's error message";
   let description = [{
     Asserts that `pred` is true; otherwise execution stops with
