@@ -344,3 +344,17 @@ module @outer {
     return
   }
 }
+
+// -----
+
+// Tests that the implicit body of a named linalg op, which has no source
+// location, gets no remark (only the matmul itself does).
+func.func @implicit_linalg_body(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // CHECK: remark: f32[4,4]{{$}}
+  // CHECK-NOT: <unknown>
+  // ALL: remark: f32[4,4]{{$}}
+  // ALL-NOT: <unknown>
+  // expected-remark @+1 {{f32[4,4]}}
+  %0 = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}

@@ -31,7 +31,10 @@ struct SpmdPrintTypesPass
     // Pre-order, so that remarks come out in source order (a region op
     // before the ops in its body).
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op->getNumResults() == 0)
+      // Ops without a source location (e.g. the implicit bodies of named
+      // linalg ops, which are not in the source text) have nowhere to
+      // report at.
+      if (op->getNumResults() == 0 || isa<UnknownLoc>(op->getLoc()))
         return;
       message.clear();
       llvm::raw_svector_ostream os(message);

@@ -18,7 +18,8 @@ def SpmdPrintTypesPass : Pass<"spmd-print-types"> {
     A value's sharding is the one `spmd::getSharding` finds (a func argument's
     `spmd.sharding`, the sharding an op such as `spmd.reshard` carries, or the
     op's `spmd.sharding` / `spmd.out_sharding` attribute); a value without one
-    prints unsharded. The pass changes nothing.
+    prints unsharded. Ops without a source location (such as the implicit
+    bodies of named linalg ops) get no remark. The pass changes nothing.
 
     The type is JAX's `str_short(short_dtypes=True)`: short dtype names,
     `N@axis` / `N@(a,b)` for sharded dimensions, `{U:x}` (`U_max`, `U_min`)
