@@ -1,4 +1,4 @@
-//===- InitAllDialects.h - register every dialect Tessera uses ----*- C++ -*-===//
+//===- InitAllDialects.h - register every dialect Tessera uses -*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- InitAllPasses.h - register every Tessera pass and pipeline -*- C++ -*-===//
+//===- InitAllPasses.h - register Tessera passes and pipelines -*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

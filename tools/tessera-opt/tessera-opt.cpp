@@ -14,6 +14,6 @@ int main(int argc, char **argv) {
   mlir::tessera::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::tessera::registerAllDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Tessera optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Tessera optimizer driver\n", registry));
 }

@@ -90,8 +90,8 @@ TEST_F(AxisRefTest, MeshOrder) {
 }
 
 TEST_F(AxisRefTest, ParsePrintRoundTrip) {
-  for (const char *text : {"#spmd.axis_ref<\"x\">",
-                           "#spmd.axis_ref<\"x\":(2)4>"}) {
+  for (const char *text :
+       {"#spmd.axis_ref<\"x\">", "#spmd.axis_ref<\"x\":(2)4>"}) {
     Attribute attr = parseAttribute(text, &context);
     ASSERT_TRUE(attr) << text;
     EXPECT_EQ(print(attr), text);

@@ -70,9 +70,8 @@ TEST_F(MeshAttrTest, WithAxisTypes) {
 
 TEST_F(MeshAttrTest, InvalidMeshesAreRejected) {
   // The parser reports and returns null for every broken invariant.
-  ScopedDiagnosticHandler silence(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler silence(&context,
+                                  [](Diagnostic &) { return success(); });
   EXPECT_FALSE(mesh("<[\"x\"=2, \"x\"=2]>"));
   EXPECT_FALSE(mesh("<[\"x\"=0]>"));
   EXPECT_FALSE(mesh("<[\"x\"=2], device_ids=[0, 1, 2]>"));
@@ -170,7 +169,8 @@ TEST_F(ShardingAttrTest, VerifierCatchesAxisAlgebraErrors) {
             "replicated axes are not ordered w.r.t. mesh");
   EXPECT_EQ(check("[{}, {}]", ", unreduced={\"y\", \"x\"}"),
             "unreduced axes are not ordered w.r.t. mesh");
-  EXPECT_EQ(check("[{}p1, {}]"), "dim 0 is empty and closed but has a priority");
+  EXPECT_EQ(check("[{}p1, {}]"),
+            "dim 0 is empty and closed but has a priority");
   EXPECT_EQ(check("[{}]"), "sharding doesn't match tensor rank: 1 != 2");
 }
 

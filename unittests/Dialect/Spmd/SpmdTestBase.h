@@ -1,4 +1,4 @@
-//===- SpmdTestBase.h - fixture owning an MLIRContext -------------*- C++ -*-===//
+//===- SpmdTestBase.h - fixture owning an MLIRContext ---------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
@@ -24,8 +24,7 @@ class SpmdTest : public ::testing::Test {
 protected:
   SpmdTest() { context.loadDialect<SpmdDialect>(); }
 
-  template <typename AttrT>
-  AttrT parse(const std::string &text) {
+  template <typename AttrT> AttrT parse(const std::string &text) {
     return llvm::dyn_cast_or_null<AttrT>(parseAttribute(text, &context));
   }
 

@@ -53,14 +53,14 @@ static ParseResult parseAxisRef(AsmParser &parser, AxisRefAttr &ref) {
 /// Parses `{` axis-ref (`,` axis-ref)* `}` (possibly empty).
 static ParseResult parseAxisRefBraces(AsmParser &parser,
                                       SmallVectorImpl<AxisRefAttr> &refs) {
-  return parser.parseCommaSeparatedList(
-      AsmParser::Delimiter::Braces, [&]() -> ParseResult {
-        AxisRefAttr ref;
-        if (parseAxisRef(parser, ref))
-          return failure();
-        refs.push_back(ref);
-        return success();
-      });
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Braces,
+                                        [&]() -> ParseResult {
+                                          AxisRefAttr ref;
+                                          if (parseAxisRef(parser, ref))
+                                            return failure();
+                                          refs.push_back(ref);
+                                          return success();
+                                        });
 }
 
 static void printAxisRefs(AsmPrinter &printer, ArrayRef<AxisRefAttr> refs) {
@@ -131,14 +131,14 @@ Attribute MeshAttr::parse(AsmParser &parser, Type) {
     if (keyword == "device_ids" && !hasDeviceIds) {
       hasDeviceIds = true;
       if (parser.parseEqual() ||
-          parser.parseCommaSeparatedList(
-              AsmParser::Delimiter::Square, [&]() -> ParseResult {
-                int64_t id = 0;
-                if (parser.parseInteger(id))
-                  return failure();
-                deviceIds.push_back(id);
-                return success();
-              }))
+          parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                         [&]() -> ParseResult {
+                                           int64_t id = 0;
+                                           if (parser.parseInteger(id))
+                                             return failure();
+                                           deviceIds.push_back(id);
+                                           return success();
+                                         }))
         return {};
     } else if (keyword == "axis_types" && !hasAxisTypes) {
       hasAxisTypes = true;
@@ -215,8 +215,7 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   int64_t product = 1;
   for (MeshAxisAttr axis : axes) {
     if (!names.insert(axis.getName()).second)
-      return emitError() << "duplicate axis name: \"" << axis.getName()
-                         << "\"";
+      return emitError() << "duplicate axis name: \"" << axis.getName() << "\"";
     if (axis.getSize() < 1)
       return emitError() << "axis size must be at least 1, got: "
                          << axis.getSize() << " for axis \"" << axis.getName()
@@ -459,7 +458,7 @@ bool AxisRefAttr::lessInMesh(MeshAttr mesh, AxisRefAttr lhs, AxisRefAttr rhs) {
 //===----------------------------------------------------------------------===//
 
 ParseResult mlir::tessera::spmd::parseAxisRefListBody(AsmParser &parser,
-                                                   AxisRefListAttr &result) {
+                                                      AxisRefListAttr &result) {
   SmallVector<AxisRefAttr> refs;
   if (parseAxisRefBraces(parser, refs))
     return failure();
@@ -472,18 +471,17 @@ void mlir::tessera::spmd::printAxisRefListBody(AsmPrinter &printer,
   printAxisRefs(printer, list.getValue());
 }
 
-ParseResult
-mlir::tessera::spmd::parseListOfAxisRefListsBody(AsmParser &parser,
-                                                 ListOfAxisRefListsAttr &result) {
+ParseResult mlir::tessera::spmd::parseListOfAxisRefListsBody(
+    AsmParser &parser, ListOfAxisRefListsAttr &result) {
   SmallVector<AxisRefListAttr> lists;
-  if (parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            AxisRefListAttr list;
-            if (parseAxisRefListBody(parser, list))
-              return failure();
-            lists.push_back(list);
-            return success();
-          }))
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       AxisRefListAttr list;
+                                       if (parseAxisRefListBody(parser, list))
+                                         return failure();
+                                       lists.push_back(list);
+                                       return success();
+                                     }))
     return failure();
   result = ListOfAxisRefListsAttr::get(parser.getContext(), lists);
   return success();
@@ -499,7 +497,7 @@ void mlir::tessera::spmd::printListOfAxisRefListsBody(
 }
 
 ParseResult mlir::tessera::spmd::parseManualAxesBody(AsmParser &parser,
-                                                  ManualAxesAttr &result) {
+                                                     ManualAxesAttr &result) {
   SmallVector<StringAttr> names;
   if (parser.parseCommaSeparatedList(
           AsmParser::Delimiter::Braces, [&]() -> ParseResult {
@@ -547,8 +545,9 @@ static void printAllToAllParamBody(AsmPrinter &printer,
   printer << ": " << param.getSrcDim() << "->" << param.getTgtDim();
 }
 
-ParseResult mlir::tessera::spmd::parseAllToAllParamListBody(
-    AsmParser &parser, AllToAllParamListAttr &result) {
+ParseResult
+mlir::tessera::spmd::parseAllToAllParamListBody(AsmParser &parser,
+                                                AllToAllParamListAttr &result) {
   SmallVector<AllToAllParamAttr> params;
   if (parser.parseCommaSeparatedList(
           AsmParser::Delimiter::Square, [&]() -> ParseResult {
@@ -566,10 +565,9 @@ ParseResult mlir::tessera::spmd::parseAllToAllParamListBody(
 void mlir::tessera::spmd::printAllToAllParamListBody(
     AsmPrinter &printer, AllToAllParamListAttr params) {
   printer << "[";
-  llvm::interleaveComma(params.getValue(), printer,
-                        [&](AllToAllParamAttr p) {
-                          printAllToAllParamBody(printer, p);
-                        });
+  llvm::interleaveComma(params.getValue(), printer, [&](AllToAllParamAttr p) {
+    printAllToAllParamBody(printer, p);
+  });
   printer << "]";
 }
 
@@ -679,8 +677,8 @@ static ParseResult parseDimSharding(AsmParser &parser,
     std::optional<int64_t> priority;
     if (parsePriority(parser, priority))
       return failure();
-    result = DimensionShardingAttr::get(parser.getContext(), refs, true,
-                                        priority);
+    result =
+        DimensionShardingAttr::get(parser.getContext(), refs, true, priority);
     return success();
   }
   // `{?`
@@ -745,14 +743,14 @@ static Attribute parseTensorShardingBody(AsmParser &parser) {
   }
   SmallVector<DimensionShardingAttr> dims;
   if (parser.parseComma() ||
-      parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            DimensionShardingAttr dim;
-            if (parseDimSharding(parser, dim))
-              return failure();
-            dims.push_back(dim);
-            return success();
-          }))
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       DimensionShardingAttr dim;
+                                       if (parseDimSharding(parser, dim))
+                                         return failure();
+                                       dims.push_back(dim);
+                                       return success();
+                                     }))
     return {};
   SmallVector<AxisRefAttr> replicated, unreduced;
   ReductionKind kind = ReductionKind::Sum;
@@ -814,10 +812,9 @@ void TensorShardingAttr::print(AsmPrinter &printer) const {
     cast<MeshAttr>(getMeshOrRef()).print(printer);
   }
   printer << ", [";
-  llvm::interleaveComma(getDimShardings(), printer,
-                        [&](DimensionShardingAttr dim) {
-                          printDimSharding(printer, dim);
-                        });
+  llvm::interleaveComma(
+      getDimShardings(), printer,
+      [&](DimensionShardingAttr dim) { printDimSharding(printer, dim); });
   printer << "]";
   if (!getReplicatedAxes().empty()) {
     printer << ", replicated=";
@@ -832,13 +829,11 @@ void TensorShardingAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-LogicalResult
-TensorShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                           Attribute meshOrRef,
-                           ArrayRef<DimensionShardingAttr> dimShardings,
-                           ArrayRef<AxisRefAttr> replicatedAxes,
-                           ArrayRef<AxisRefAttr> unreducedAxes,
-                           ReductionKind unreducedKind) {
+LogicalResult TensorShardingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Attribute meshOrRef,
+    ArrayRef<DimensionShardingAttr> dimShardings,
+    ArrayRef<AxisRefAttr> replicatedAxes, ArrayRef<AxisRefAttr> unreducedAxes,
+    ReductionKind unreducedKind) {
   if (!isa_and_nonnull<FlatSymbolRefAttr, MeshAttr>(meshOrRef))
     return emitError() << "a sharding must refer to a mesh by symbol or "
                           "inline one";
@@ -913,21 +908,19 @@ TensorShardingAttr::getLocalShape(ArrayRef<int64_t> globalShape,
   return local;
 }
 
-TensorShardingAttr TensorShardingAttr::withDimAxes(
-    ArrayRef<SmallVector<AxisRefAttr>> axes) const {
+TensorShardingAttr
+TensorShardingAttr::withDimAxes(ArrayRef<SmallVector<AxisRefAttr>> axes) const {
   SmallVector<DimensionShardingAttr> dims;
   for (auto [dim, newAxes] : llvm::zip_equal(getDimShardings(), axes))
-    dims.push_back(DimensionShardingAttr::get(getContext(), newAxes,
-                                              dim.getIsClosed(),
-                                              dim.getPriority()));
+    dims.push_back(DimensionShardingAttr::get(
+        getContext(), newAxes, dim.getIsClosed(), dim.getPriority()));
   return TensorShardingAttr::get(getContext(), getMeshOrRef(), dims,
                                  getReplicatedAxes(), getUnreducedAxes(),
                                  getUnreducedKind());
 }
 
-TensorShardingAttr
-TensorShardingAttr::withUnreduced(ArrayRef<AxisRefAttr> axes,
-                                  ReductionKind kind) const {
+TensorShardingAttr TensorShardingAttr::withUnreduced(ArrayRef<AxisRefAttr> axes,
+                                                     ReductionKind kind) const {
   return TensorShardingAttr::get(getContext(), getMeshOrRef(),
                                  getDimShardings(), getReplicatedAxes(), axes,
                                  axes.empty() ? ReductionKind::Sum : kind);
@@ -941,7 +934,8 @@ Attribute TensorShardingPerValueAttr::parse(AsmParser &parser, Type) {
   SmallVector<TensorShardingAttr> shardings;
   if (parser.parseLess() ||
       parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          AsmParser::Delimiter::Square,
+          [&]() -> ParseResult {
             auto sharding = dyn_cast_or_null<TensorShardingAttr>(
                 TensorShardingAttr::parse(parser, Type()));
             if (!sharding)

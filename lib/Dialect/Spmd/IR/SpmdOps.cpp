@@ -32,8 +32,7 @@ LogicalResult MeshOp::verify() {
     if (other.getMesh().getTotalSize() != mesh.getTotalSize())
       return (emitOpError("has ")
               << mesh.getTotalSize() << " devices but mesh @"
-              << other.getSymName() << " has "
-              << other.getMesh().getTotalSize()
+              << other.getSymName() << " has " << other.getMesh().getTotalSize()
               << "; all non-maximal meshes of a module must have the same "
                  "number of devices")
                  .attachNote(other.getLoc())

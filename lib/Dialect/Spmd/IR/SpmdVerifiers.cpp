@@ -39,9 +39,10 @@ ManualAxisToOwner mlir::tessera::spmd::getParentManualAxes(Operation *op) {
   return result;
 }
 
-LogicalResult mlir::tessera::spmd::verifyAxisRefList(
-    ArrayRef<AxisRefAttr> axes, MeshAttr mesh, EmitErrorFn emitError,
-    SmallVectorImpl<AxisRefAttr> &seen) {
+LogicalResult
+mlir::tessera::spmd::verifyAxisRefList(ArrayRef<AxisRefAttr> axes,
+                                       MeshAttr mesh, EmitErrorFn emitError,
+                                       SmallVectorImpl<AxisRefAttr> &seen) {
   AxisRefAttr prev;
   for (AxisRefAttr ref : axes) {
     if (!mesh.hasAxis(ref.getName()))
@@ -141,8 +142,7 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
         return emitError("dim ")
                << dim << " is empty and closed but has a priority";
     }
-    if (failed(verifyAxisRefList(dimSharding.getAxes(), mesh, emitError,
-                                 seen)))
+    if (failed(verifyAxisRefList(dimSharding.getAxes(), mesh, emitError, seen)))
       return failure();
     int64_t dimSize = shapedType.getDimSize(dim);
     if (dimSize == 0 && !dimSharding.emptyAxes())

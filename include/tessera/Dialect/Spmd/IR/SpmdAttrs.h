@@ -1,4 +1,4 @@
-//===- SpmdAttrs.h - spmd attributes ------------------------------*- C++ -*-===//
+//===- SpmdAttrs.h - spmd attributes --------------------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- SpmdDialect.h - spmd dialect -------------------------------*- C++ -*-===//
+//===- SpmdDialect.h - spmd dialect ---------------------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- SpmdOps.h - spmd operations --------------------------------*- C++ -*-===//
+//===- SpmdOps.h - spmd operations ----------------------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- SpmdUtils.h - queries over shardings in the IR -------------*- C++ -*-===//
+//===- SpmdUtils.h - queries over shardings in the IR ---------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- SpmdVerifiers.h - verification of shardings in context ----*- C++ -*-===//
+//===- SpmdVerifiers.h - verification of shardings ------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
@@ -35,8 +35,8 @@ EmitErrorFn getEmitErrorFn(Operation *op);
 
 /// Wraps `emitError` to name one of `numValues` values: with a single value
 /// `- <msg>`, otherwise `<index> - <msg>`.
-EmitErrorFn getEmitValueInRangeErrorFn(EmitErrorFn emitError,
-                                       int64_t numValues, int64_t index);
+EmitErrorFn getEmitValueInRangeErrorFn(EmitErrorFn emitError, int64_t numValues,
+                                       int64_t index);
 
 /// The manual axes bound by ancestors of `op` (ops with a `manual_axes`
 /// attribute of type `#spmd.manual_axes`).
