@@ -4,10 +4,12 @@
 #   make run     install what is missing, build, run the main example
 #
 # Other targets: build, deps, docs, bench, asan (ASan/UBSan build + tests),
-# clean.
+# fuzz (libFuzzer targets, FUZZ_SECONDS per target), clean.
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
+FUZZ_BUILD  ?= build-fuzz
+FUZZ_SECONDS ?= 60
 LLVM_PREFIX ?= /usr/lib/llvm-22
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CC          := $(LLVM_PREFIX)/bin/clang
@@ -23,7 +25,7 @@ CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
                -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
                -DLLVM_DIR=$(LLVM_PREFIX)/lib/cmake/llvm
 
-.PHONY: all deps configure build check run docs bench asan clean
+.PHONY: all deps configure build check run docs bench asan fuzz clean
 
 all: build
 
@@ -77,5 +79,14 @@ asan: deps
 	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) UBSAN_OPTIONS=$(UBSAN_RUN_OPTIONS) \
 	  cmake --build $(ASAN_BUILD) --target check-tessera -j $(JOBS)
 
+# Builds the fuzz targets with libFuzzer + ASan + UBSan (clang's runtime from
+# libclang-rt-22-dev) and runs each for FUZZ_SECONDS over its corpus.
+fuzz:
+	$(MAKE) deps PACKAGES="$(PACKAGES) libclang-rt-22-dev"
+	cmake -S . -B $(FUZZ_BUILD) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTESSERA_ENABLE_SANITIZERS=ON -DTESSERA_ENABLE_FUZZERS=ON
+	cmake --build $(FUZZ_BUILD) --target tessera-fuzzers -j $(JOBS)
+	./utils/fuzz/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
