@@ -768,3 +768,15 @@ func.func @bad_reduction_attr(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "comm.all_reduce"(%x) <{axes = #spmd.axis_ref_list<{"x"}>, kind = #comm.reduction<avg>, mesh = @mesh}> : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4, "z"=1]>
+
+// Tests that a group whose sub-axis sizes multiply past int64 is rejected
+// with the sub-axis rule, not an overflowing group size.
+func.func @group_size_overflow(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'comm.all_gather' op sub-axis next pre-size 4611686018427387904 doesn't divide the size of the full axis 2: "x":(1)4611686018427387904}}
+  %0 = comm.all_gather %x over @mesh {"x":(1)4611686018427387904, "y":(1)4} dim 0 : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -11,6 +11,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tessera;
@@ -22,9 +25,11 @@ using namespace mlir::tessera::comm;
 
 int64_t mlir::tessera::comm::getGroupSize(spmd::MeshAttr mesh,
                                           ArrayRef<spmd::AxisRefAttr> axes) {
+  // Saturates instead of wrapping: the axes may not be verified yet.
   int64_t size = 1;
   for (spmd::AxisRefAttr ref : axes)
-    size *= ref.getSize(mesh);
+    if (llvm::MulOverflow(size, ref.getSize(mesh), size))
+      return std::numeric_limits<int64_t>::max();
   return size;
 }
 

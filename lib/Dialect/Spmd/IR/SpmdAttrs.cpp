@@ -15,6 +15,8 @@
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -39,11 +41,16 @@ static ParseResult parseAxisRef(AsmParser &parser, AxisRefAttr &ref) {
     return failure();
   MLIRContext *ctx = parser.getContext();
   if (succeeded(parser.parseOptionalColon())) {
+    SMLoc loc = parser.getCurrentLocation();
     int64_t preSize = 0, size = 0;
     if (parser.parseLParen() || parser.parseInteger(preSize) ||
         parser.parseRParen() || parser.parseInteger(size))
       return failure();
-    ref = AxisRefAttr::get(ctx, name, preSize, size);
+    auto info = SubAxisInfoAttr::getChecked(
+        [&] { return parser.emitError(loc); }, ctx, preSize, size);
+    if (!info)
+      return failure();
+    ref = AxisRefAttr::get(ctx, name, info);
     return success();
   }
   ref = AxisRefAttr::get(ctx, name);
@@ -338,12 +345,25 @@ bool MeshAttr::hasSameAxes(MeshAttr other) const {
 //===----------------------------------------------------------------------===//
 
 Attribute SubAxisInfoAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
   int64_t preSize = 0, size = 0;
   if (parser.parseLess() || parser.parseLParen() ||
       parser.parseInteger(preSize) || parser.parseRParen() ||
       parser.parseInteger(size) || parser.parseGreater())
     return {};
-  return SubAxisInfoAttr::get(parser.getContext(), preSize, size);
+  return SubAxisInfoAttr::getChecked([&] { return parser.emitError(loc); },
+                                     parser.getContext(), preSize, size);
+}
+
+LogicalResult
+SubAxisInfoAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t preSize, int64_t size) {
+  int64_t product;
+  if (llvm::MulOverflow(preSize, size, product))
+    return emitError() << "sub-axis (" << preSize << ")" << size
+                       << " is too large: pre-size times size overflows a "
+                          "64-bit integer";
+  return success();
 }
 
 void SubAxisInfoAttr::print(AsmPrinter &printer) const {
@@ -714,9 +734,12 @@ void DimensionShardingAttr::print(AsmPrinter &printer) const {
 }
 
 int64_t DimensionShardingAttr::getShardedSize(MeshAttr mesh) const {
+  // Saturates instead of wrapping, so an unverified sharding can never pass a
+  // divisibility check by overflow.
   int64_t size = 1;
   for (AxisRefAttr ref : getAxes())
-    size *= ref.getSize(mesh);
+    if (llvm::MulOverflow(size, ref.getSize(mesh), size))
+      return std::numeric_limits<int64_t>::max();
   return size;
 }
 

@@ -20,6 +20,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tessera::spmd;
@@ -182,8 +183,11 @@ static LogicalResult verifyManualComputationValues(
       }
       int64_t manualSize = 1;
       for (AxisRefAttr ref : dimSharding.getAxes())
-        if (isManual(ref))
-          manualSize *= ref.getSize(mesh);
+        if (isManual(ref) &&
+            llvm::MulOverflow(manualSize, ref.getSize(mesh), manualSize))
+          return op.emitOpError(valueKind)
+                 << " dimension is sharded over manual axes whose sizes "
+                    "overflow a 64-bit integer";
       if (dimSize % manualSize != 0)
         return op.emitOpError(valueKind)
                << " dimension size " << dimSize

@@ -107,12 +107,17 @@ def Spmd_SubAxisInfoAttr : Spmd_Attr<"SubAxisInfo", "sub_axis_info"> {
   let description = [{
     Splitting an axis of size n into `[k1, ..., kr]` (major to minor), the
     i-th sub-axis has size `ki` and pre-size `m = k1 * ... * k(i-1)`; it is
-    written `(m)k`.
+    written `(m)k`. The verifier rejects a pre-size and size whose product
+    does not fit in 64 bits; the remaining rules (sizes at least 1 and 2,
+    the product dividing the axis size) need the mesh and are checked where
+    the sub-axis is used.
   }];
   let parameters = (ins "int64_t":$pre_size, "int64_t":$size);
   let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// `pre_size * size`: the pre-size of the next more-minor sub-axis.
+    /// `pre_size * size`: the pre-size of the next more-minor sub-axis
+    /// (never overflows: the verifier rejects such sub-axes).
     int64_t getNextPreSize() const { return getPreSize() * getSize(); }
   }];
 }
