@@ -163,4 +163,44 @@ BENCHMARK(BM_CompareWarmStrongConstraints);
 BENCHMARK(BM_ParseAndNormalize);
 BENCHMARK(BM_SolveAndCheck);
 
+/// The chain `v1 >= v0 + 1`, ..., `vN >= v(N-1) + 1`.
+std::vector<std::string> chainConstraints(int64_t n) {
+  std::vector<std::string> constraints;
+  for (int64_t i = 1; i <= n; ++i)
+    constraints.push_back("v" + std::to_string(i) + " >= v" +
+                          std::to_string(i - 1) + " + 1");
+  return constraints;
+}
+
+/// What `tessera-poly compare b ">=" c` does with N chained constraints: a
+/// new scope, its satisfiability check, and one inconclusive comparison of
+/// variables the chain does not mention. Strong and JAX-exact side by side.
+void chainCompare(benchmark::State &state, DecisionMode mode) {
+  std::vector<std::string> constraints = chainConstraints(state.range(0));
+  for (auto _ : state) {
+    DimContext ctx;
+    ScopeOptions options;
+    options.mode = mode;
+    auto scope = SymbolicScope::create(ctx, constraints, options);
+    (void)(*scope)->verifyConstraints();
+    auto b = parseDimExpr("b", **scope);
+    auto c = parseDimExpr("c", **scope);
+    auto v = parseDimExpr("v" + std::to_string(state.range(0)), **scope);
+    auto w = parseDimExpr("v" + std::to_string(state.range(0) - 1) + " + 1",
+                          **scope);
+    benchmark::DoNotOptimize(compare(*b, CompareOp::GE, *c));
+    benchmark::DoNotOptimize(compare(*v, CompareOp::GE, *w));
+  }
+}
+void BM_ChainCompareJaxExact(benchmark::State &state) {
+  chainCompare(state, DecisionMode::JaxExact);
+}
+void BM_ChainCompareStrong(benchmark::State &state) {
+  chainCompare(state, DecisionMode::Strong);
+}
+BENCHMARK(BM_ChainCompareJaxExact)
+    ->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChainCompareStrong)
+    ->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();

@@ -268,12 +268,20 @@ DimStatus DecisionState::addToState(Comparator cmp, const DimExpr &e,
     return DimStatus::success();
   }
   const TermCoeff &lead = e.getImpl()->terms.front();
+  // Expressions are uniqued in the scope: identical means the same storage.
+  if (!constraintKeys
+           .insert({static_cast<unsigned>(cmp), lead.coeff, e.getImpl()})
+           .second)
+    return DimStatus::success();
   auto &list = exprConstraints[lead.term];
-  for (const ExprConstraint &existing : list)
-    if (existing.cmp == cmp && existing.leadingCoeff == lead.coeff &&
-        existing.expr.isIdenticalTo(e))
-      return DimStatus::success();
+  unsigned keyIndex =
+      static_cast<unsigned>(exprConstraints.find(lead.term) -
+                            exprConstraints.begin());
+  unsigned listIndex = list.size();
   list.push_back(ExprConstraint{cmp, lead.coeff, e});
+  for (const TermCoeff &tc : e.getImpl()->terms)
+    if (!tc.term->factors.empty())
+      termOccurrences[tc.term].push_back({keyIndex, listIndex});
   return DimStatus::success();
 }
 
@@ -318,8 +326,15 @@ DecisionState::combineTermWithExisting(const TermStorage *t, int64_t tk,
     if (it != exprConstraints.end())
       visit(it->second);
   } else {
-    for (auto &entry : exprConstraints)
-      visit(entry.second);
+    // The constraints that mention t, in the order of `exprConstraints`.
+    auto it = termOccurrences.find(t);
+    if (it != termOccurrences.end()) {
+      llvm::SmallVector<std::pair<unsigned, unsigned>, 8> where(
+          it->second.begin(), it->second.end());
+      llvm::sort(where);
+      for (auto [keyIndex, listIndex] : where)
+        visit((exprConstraints.begin() + keyIndex)->second[listIndex]);
+    }
   }
   return acc;
 }
@@ -327,6 +342,10 @@ DecisionState::combineTermWithExisting(const TermStorage *t, int64_t tk,
 DimStatus DecisionState::combineConstraintWithExisting(
     Comparator cmp, const DimExpr &e, const std::optional<std::string> &debug,
     llvm::SmallVectorImpl<std::pair<Comparator, DimExpr>> &result) {
+  // The combinations found so far (expressions are uniqued in the scope).
+  llvm::DenseSet<std::pair<unsigned, const ExprStorage *>> seen;
+  for (const auto &[c, expr] : result)
+    seen.insert({static_cast<unsigned>(c), expr.getImpl()});
   for (const TermCoeff &tc : e.getImpl()->terms) {
     if (tc.term->factors.empty())
       continue;
@@ -351,10 +370,8 @@ DimStatus DecisionState::combineConstraintWithExisting(
               ((debug && !debug->empty()) ? *debug : e.str() + " >= 0"));
         continue;
       }
-      bool seen = llvm::any_of(result, [&](const auto &p) {
-        return p.first == newCmp && p.second.isIdenticalTo(*combined);
-      });
-      if (!seen)
+      if (seen.insert({static_cast<unsigned>(newCmp), combined->getImpl()})
+              .second)
         result.push_back({newCmp, *combined});
     }
   }

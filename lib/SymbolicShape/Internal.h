@@ -22,6 +22,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
+#include <tuple>
 
 /// Evaluates `expr` (a DimResult or DimStatus); on failure returns its error
 /// from the enclosing function.
@@ -231,6 +232,17 @@ private:
   llvm::DenseMap<const TermStorage *, std::pair<Bound, Bound>> termBounds;
   llvm::MapVector<const TermStorage *, llvm::SmallVector<ExprConstraint, 2>>
       exprConstraints;
+  /// For every term, where it occurs in `exprConstraints`: (index of the
+  /// leading-term entry, index in its list), in insertion order. Lets a new
+  /// constraint be combined with the existing ones that share a term without
+  /// scanning all of them (quadratic for long chains of constraints).
+  llvm::DenseMap<const TermStorage *,
+                 llvm::SmallVector<std::pair<unsigned, unsigned>, 2>>
+      termOccurrences;
+  /// (comparator, leading coefficient, expression) of every constraint in
+  /// `exprConstraints`, to drop duplicates in constant time.
+  llvm::DenseSet<std::tuple<unsigned, int64_t, const ExprStorage *>>
+      constraintKeys;
   /// Work counter of one bounds computation (a safety limit).
   unsigned work = 0;
 

@@ -46,6 +46,17 @@ static constexpr unsigned kMaxCaseSplits = 4;
 static constexpr unsigned kMaxAtoms = 128;
 /// The most emptiness checks one bounds refinement may run.
 static constexpr unsigned kMaxSearchSteps = 64;
+/// The most variables of a subsystem whose rational relaxation is
+/// inconclusive that get an exact integer emptiness check (generalized basis
+/// reduction, exponential in the number of variables).
+static constexpr unsigned kMaxExactVars = 12;
+/// The work budget of one strong query, in tableau cells (rows times
+/// variables) of the systems it checks. Deterministic: once spent, the
+/// remaining checks answer "not proven" and the query returns JAX's answer.
+static constexpr uint64_t kWorkBudget = 4'000'000;
+/// The most rows of JAX's state one query takes as facts (the nearest
+/// first).
+static constexpr size_t kMaxFactRows = 512;
 
 namespace mlir::tessera::symbolic::detail {
 
@@ -62,8 +73,13 @@ public:
   explicit StrongDecision(DecisionState &state)
       : state(state), ctx(state.getScope().getContext()) {}
 
-  /// Adds all facts of JAX's state; false when the system is too large.
-  bool addStateFacts();
+  /// Adds the facts of JAX's state that concern the atoms registered so far
+  /// (the query's), then those of the atoms these facts bring in, breadth
+  /// first, while the system has at most kMaxAtoms atoms; a fact that would
+  /// need more is left out. With `all`, starts from every term of the state
+  /// (the satisfiability check). Leaving facts out is sound: a system that is
+  /// empty with fewer facts is empty with all of them.
+  void addStateFacts(bool all = false);
   /// Linearizes `e` (registering its atoms); false when too large.
   bool linearize(const DimExpr &e, LinearRow &row);
 
@@ -81,8 +97,8 @@ private:
   bool addLinear(llvm::ArrayRef<TermCoeff> terms, int64_t scale,
                  LinearRow &row);
   void fillCase(unsigned mask, llvm::SmallVectorImpl<LinearRow> &rows);
-  static llvm::SmallVector<DynamicAPInt, 8> toCoeffs(const LinearRow &row,
-                                                     unsigned numVars);
+  bool subsystemEmpty(llvm::ArrayRef<const LinearRow *> rows,
+                      llvm::ArrayRef<unsigned> vars);
 
   DecisionState &state;
   DimContext &ctx;
@@ -92,6 +108,10 @@ private:
   /// Each entry: at least one of the two rows holds.
   std::vector<std::pair<LinearRow, LinearRow>> disjunctions;
   bool tooLarge = false;
+  /// Atoms whose state facts are not added yet (addStateFacts' queue).
+  std::vector<const TermStorage *> pending;
+  /// What is left of kWorkBudget.
+  uint64_t budget = kWorkBudget;
 };
 
 } // namespace mlir::tessera::symbolic::detail
@@ -108,6 +128,7 @@ bool StrongDecision::atom(const TermStorage *t, unsigned &id) {
   }
   id = newVar();
   atoms[t] = id;
+  pending.push_back(t);
   return defineAtom(t, id);
 }
 
@@ -262,46 +283,64 @@ bool StrongDecision::defineAtom(const TermStorage *t, unsigned id) {
   return true;
 }
 
-bool StrongDecision::addStateFacts() {
-  for (auto &[t, b] : state.getTermBounds()) {
-    unsigned id;
-    if (!atom(t, id))
-      return false;
-    if (b.first.isFinite()) {
-      LinearRow row;
-      row.coeffs = {{id, 1}};
-      auto c = checkedNeg(b.first.getValue());
-      if (!c)
-        return false;
-      row.constant = *c;
-      rows.push_back(row);
-    }
-    if (b.second.isFinite()) {
-      LinearRow row;
-      row.coeffs = {{id, -1}};
-      row.constant = b.second.getValue();
-      rows.push_back(row);
-    }
+void StrongDecision::addStateFacts(bool all) {
+  const auto &termBounds = state.getTermBounds();
+  const auto &exprConstraints = state.getExprConstraints();
+  if (all) {
+    for (auto &entry : termBounds)
+      pending.push_back(entry.first);
+    for (auto &entry : exprConstraints)
+      for (const ExprConstraint &ec : entry.second)
+        for (const TermCoeff &tc : ec.expr.getImpl()->terms)
+          if (!tc.term->factors.empty())
+            pending.push_back(tc.term);
   }
-  for (auto &entry : state.getExprConstraints()) {
-    for (const ExprConstraint &ec : entry.second) {
+  llvm::DenseSet<const TermStorage *> visited;
+  llvm::DenseSet<std::pair<unsigned, unsigned>> added;
+  for (size_t next = 0; next < pending.size() && rows.size() < kMaxFactRows;
+       ++next) {
+    const TermStorage *t = pending[next];
+    if (!visited.insert(t).second)
+      continue;
+    // The bounds JAX knows for t.
+    if (auto it = termBounds.find(t); it != termBounds.end()) {
+      unsigned id;
+      if (atom(t, id)) {
+        auto [lower, upper] = it->second;
+        if (lower.isFinite())
+          if (auto c = checkedNeg(lower.getValue())) {
+            LinearRow row;
+            row.coeffs = {{id, 1}};
+            row.constant = *c;
+            rows.push_back(row);
+          }
+        if (upper.isFinite()) {
+          LinearRow row;
+          row.coeffs = {{id, -1}};
+          row.constant = upper.getValue();
+          rows.push_back(row);
+        }
+      }
+      tooLarge = false;
+    }
+    // The linear constraints that mention t.
+    auto occ = state.termOccurrences.find(t);
+    if (occ == state.termOccurrences.end())
+      continue;
+    for (auto [keyIndex, listIndex] : occ->second) {
+      if (rows.size() >= kMaxFactRows)
+        break;
+      if (!added.insert({keyIndex, listIndex}).second)
+        continue;
+      const ExprConstraint &ec =
+          (exprConstraints.begin() + keyIndex)->second[listIndex];
       LinearRow row;
       row.isEquality = ec.cmp == Comparator::EQ;
-      if (!linearize(ec.expr, row))
-        return false;
-      rows.push_back(row);
+      if (linearize(ec.expr, row))
+        rows.push_back(row);
+      tooLarge = false;
     }
   }
-  return !tooLarge;
-}
-
-llvm::SmallVector<DynamicAPInt, 8>
-StrongDecision::toCoeffs(const LinearRow &row, unsigned numVars) {
-  llvm::SmallVector<DynamicAPInt, 8> coeffs(numVars + 1, DynamicAPInt(0));
-  for (auto &[v, k] : row.coeffs)
-    coeffs[v] += DynamicAPInt(k);
-  coeffs[numVars] = DynamicAPInt(row.constant);
-  return coeffs;
 }
 
 void StrongDecision::fillCase(unsigned mask,
@@ -312,28 +351,149 @@ void StrongDecision::fillCase(unsigned mask,
     caseRows.push_back((mask >> i) & 1 ? d.second : d.first);
 }
 
+/// A union-find over variable ids, to split a system into independent parts.
+namespace {
+class VarClasses {
+public:
+  explicit VarClasses(unsigned n) : parent(n) {
+    for (unsigned i = 0; i < n; ++i)
+      parent[i] = i;
+  }
+  unsigned find(unsigned v) {
+    while (parent[v] != v)
+      v = parent[v] = parent[parent[v]];
+    return v;
+  }
+  void join(unsigned a, unsigned b) { parent[find(a)] = find(b); }
+  void joinRow(const LinearRow &row) {
+    for (auto &[v, k] : row.coeffs)
+      if (k != 0)
+        join(row.coeffs.front().first, v);
+  }
+
+private:
+  llvm::SmallVector<unsigned> parent;
+};
+} // namespace
+
+/// Whether `row` mentions a variable.
+static bool hasVars(const LinearRow &row) {
+  return llvm::any_of(row.coeffs, [](auto &vk) { return vk.second != 0; });
+}
+
+/// Whether a row without variables (`c >= 0` or `c == 0`) is false.
+static bool isFalseConstantRow(const LinearRow &row) {
+  return row.isEquality ? row.constant != 0 : row.constant < 0;
+}
+
+bool StrongDecision::subsystemEmpty(llvm::ArrayRef<const LinearRow *> sysRows,
+                                    llvm::ArrayRef<unsigned> vars) {
+  if (vars.size() > kMaxAtoms)
+    return false;
+  uint64_t cost = static_cast<uint64_t>(sysRows.size() + 1) * (vars.size() + 1);
+  if (cost > budget) {
+    budget = 0;
+    return false;
+  }
+  budget -= cost;
+  // Renumber the subsystem's variables densely.
+  llvm::DenseMap<unsigned, unsigned> local;
+  for (unsigned v : vars)
+    local.try_emplace(v, local.size());
+  unsigned n = vars.size();
+  auto coeffsOf = [&](const LinearRow &row) {
+    llvm::SmallVector<DynamicAPInt, 8> coeffs(n + 1, DynamicAPInt(0));
+    for (auto &[v, k] : row.coeffs)
+      if (k != 0)
+        coeffs[local.lookup(v)] += DynamicAPInt(k);
+    coeffs[n] = DynamicAPInt(row.constant);
+    return coeffs;
+  };
+  // The rational relaxation first: empty there means empty over the
+  // integers; an integral optimum vertex means non-empty. Systems of
+  // difference constraints (chains such as `v1 >= v0 + 1`) are decided here.
+  presburger::Simplex simplex(n);
+  for (const LinearRow *row : sysRows) {
+    if (row->isEquality)
+      simplex.addEquality(coeffsOf(*row));
+    else
+      simplex.addInequality(coeffsOf(*row));
+  }
+  if (simplex.isEmpty())
+    return true;
+  if (simplex.getSamplePointIfIntegral())
+    return false;
+  if (n > kMaxExactVars)
+    return false;
+  presburger::IntegerPolyhedron poly(
+      presburger::PresburgerSpace::getSetSpace(n));
+  for (const LinearRow *row : sysRows) {
+    if (row->isEquality)
+      poly.addEquality(coeffsOf(*row));
+    else
+      poly.addInequality(coeffsOf(*row));
+  }
+  return poly.isIntegerEmpty();
+}
+
 bool StrongDecision::allEmpty(llvm::ArrayRef<LinearRow> extra) {
   unsigned numCases =
       disjunctions.size() > kMaxCaseSplits ? 1 : (1u << disjunctions.size());
   for (unsigned mask = 0; mask < numCases; ++mask) {
+    if (budget == 0)
+      return false;
     llvm::SmallVector<LinearRow, 8> caseRows;
     fillCase(mask, caseRows);
-    presburger::IntegerPolyhedron poly(
-        presburger::PresburgerSpace::getSetSpace(numVars));
-    auto addRow = [&](const LinearRow &row) {
-      auto coeffs = toCoeffs(row, numVars);
-      if (row.isEquality)
-        poly.addEquality(coeffs);
-      else
-        poly.addInequality(coeffs);
-    };
+    llvm::SmallVector<const LinearRow *> all;
     for (const LinearRow &row : rows)
-      addRow(row);
+      all.push_back(&row);
     for (const LinearRow &row : caseRows)
-      addRow(row);
+      all.push_back(&row);
     for (const LinearRow &row : extra)
-      addRow(row);
-    if (!poly.isIntegerEmpty())
+      all.push_back(&row);
+
+    bool caseEmpty = false;
+    VarClasses classes(numVars);
+    for (const LinearRow *row : all) {
+      if (!hasVars(*row)) {
+        caseEmpty |= isFalseConstantRow(*row);
+        continue;
+      }
+      classes.joinRow(*row);
+    }
+    if (caseEmpty)
+      continue;
+    // Only the parts of the system connected to the query's rows can make
+    // it empty for a reason that concerns the query; the other parts are
+    // the constraints alone (whose satisfiability is checked once per
+    // scope). Without query rows, every part is checked.
+    llvm::DenseSet<unsigned> wanted;
+    for (const LinearRow &row : extra)
+      for (auto &[v, k] : row.coeffs)
+        if (k != 0)
+          wanted.insert(classes.find(v));
+    llvm::MapVector<unsigned, llvm::SmallVector<const LinearRow *>> parts;
+    for (const LinearRow *row : all) {
+      if (!hasVars(*row))
+        continue;
+      unsigned root = classes.find(row->coeffs.front().first);
+      if (!extra.empty() && !wanted.contains(root))
+        continue;
+      parts[root].push_back(row);
+    }
+    for (auto &[root, partRows] : parts) {
+      llvm::SmallVector<unsigned> vars;
+      llvm::DenseSet<unsigned> seen;
+      for (const LinearRow *row : partRows)
+        for (auto &[v, k] : row->coeffs)
+          if (k != 0 && seen.insert(v).second)
+            vars.push_back(v);
+      if (subsystemEmpty(partRows, vars)) {
+        caseEmpty = true;
+        break;
+      }
+    }
+    if (!caseEmpty)
       return false;
   }
   return true;
@@ -347,24 +507,67 @@ StrongDecision::rationalOptimum(const LinearRow &objective, bool down) {
   for (unsigned mask = 0; mask < numCases; ++mask) {
     llvm::SmallVector<LinearRow, 8> caseRows;
     fillCase(mask, caseRows);
-    presburger::Simplex simplex(numVars);
-    auto addRow = [&](const LinearRow &row) {
-      auto coeffs = toCoeffs(row, numVars);
-      if (row.isEquality)
-        simplex.addEquality(coeffs);
-      else
-        simplex.addInequality(coeffs);
-    };
+    llvm::SmallVector<const LinearRow *> all;
     for (const LinearRow &row : rows)
-      addRow(row);
+      all.push_back(&row);
     for (const LinearRow &row : caseRows)
-      addRow(row);
+      all.push_back(&row);
+    // Only the part of the system connected to the objective bounds it.
+    VarClasses classes(numVars);
+    for (const LinearRow *row : all)
+      if (hasVars(*row))
+        classes.joinRow(*row);
+    if (hasVars(objective))
+      classes.joinRow(objective);
+    llvm::SmallVector<const LinearRow *> part;
+    llvm::SmallVector<unsigned> vars;
+    llvm::DenseSet<unsigned> seen;
+    auto addVars = [&](const LinearRow &row) {
+      for (auto &[v, k] : row.coeffs)
+        if (k != 0 && seen.insert(v).second)
+          vars.push_back(v);
+    };
+    addVars(objective);
+    if (!vars.empty()) {
+      unsigned root = classes.find(vars.front());
+      for (const LinearRow *row : all)
+        if (hasVars(*row) &&
+            classes.find(row->coeffs.front().first) == root) {
+          part.push_back(row);
+          addVars(*row);
+        }
+    }
+    uint64_t cost = static_cast<uint64_t>(part.size() + 1) * (vars.size() + 1);
+    if (vars.size() > kMaxAtoms || cost > budget) {
+      budget = 0;
+      return std::nullopt;
+    }
+    budget -= cost;
+    llvm::DenseMap<unsigned, unsigned> local;
+    for (unsigned v : vars)
+      local.try_emplace(v, local.size());
+    unsigned n = vars.size();
+    auto coeffsOf = [&](const LinearRow &row) {
+      llvm::SmallVector<DynamicAPInt, 8> coeffs(n + 1, DynamicAPInt(0));
+      for (auto &[v, k] : row.coeffs)
+        if (k != 0)
+          coeffs[local.lookup(v)] += DynamicAPInt(k);
+      coeffs[n] = DynamicAPInt(row.constant);
+      return coeffs;
+    };
+    presburger::Simplex simplex(n);
+    for (const LinearRow *row : part) {
+      if (row->isEquality)
+        simplex.addEquality(coeffsOf(*row));
+      else
+        simplex.addInequality(coeffsOf(*row));
+    }
     if (simplex.isEmpty())
       continue;
     auto opt =
         simplex.computeOptimum(down ? presburger::Simplex::Direction::Down
                                     : presburger::Simplex::Direction::Up,
-                               toCoeffs(objective, numVars));
+                               coeffsOf(objective));
     if (opt.isUnbounded())
       return std::nullopt;
     if (!opt.isBounded())
@@ -439,8 +642,9 @@ DimResult<DimBounds> detail::strongRefineBounds(DecisionState &state,
 
   StrongDecision sd(state);
   LinearRow row;
-  if (!sd.addStateFacts() || !sd.linearize(e, row))
+  if (!sd.linearize(e, row))
     return jax;
+  sd.addStateFacts();
   bool hasConstraints = !scope.getConstraints().empty();
   auto fail = [&]() -> DimResult<DimBounds> {
     if (hasConstraints)
@@ -595,10 +799,7 @@ DimStatus detail::strongCheckSatisfiable(SymbolicScope &scope) {
   }
   DIM_TRY_ASSIGN(state, DecisionState::build(scope));
   StrongDecision sd(*state);
-  if (!sd.addStateFacts()) {
-    caches.strongSatisfiable = true;
-    return DimStatus::success();
-  }
+  sd.addStateFacts(/*all=*/true);
   bool empty = sd.allEmpty({});
   caches.strongSatisfiable = !empty;
   if (empty)
