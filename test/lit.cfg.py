@@ -20,6 +20,9 @@ config.substitutions.append(("%examples", os.path.join(
     config.tessera_src_root, "examples")))
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
+config.substitutions.append(("%tessera_obj_root", config.tessera_obj_root))
+config.substitutions.append(("%c_compiler", config.c_compiler))
+config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
 config.substitutions.append(("%mlir_runner_utils", os.path.join(
     os.path.dirname(config.llvm_tools_dir), "lib", "libmlir_c_runner_utils.so")))
 

@@ -9,6 +9,10 @@
 
 # tessera_add_library(<name> <sources>... [DEPENDS <targets>...]
 #                     [LINK_LIBS <libs>...] [KIND dialect|pass|conversion|core])
+#
+# Every library is installed and exported as `Tessera::<name without the
+# Tessera prefix>` (TesseraSpmdDialect -> Tessera::SpmdDialect) in the
+# TesseraTargets export set that TesseraConfig.cmake loads.
 function(tessera_add_library name)
   cmake_parse_arguments(ARG "" "KIND" "DEPENDS;LINK_LIBS" ${ARGN})
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
@@ -16,6 +20,18 @@ function(tessera_add_library name)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:include>)
+  target_compile_features(${name} PUBLIC cxx_std_17)
+  string(REGEX REPLACE "^Tessera" "" export_name ${name})
+  set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name})
+  install(TARGETS ${name} EXPORT TesseraTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set_property(GLOBAL APPEND PROPERTY TESSERA_EXPORTED_TARGETS ${export_name})
   if(NOT ARG_KIND)
     set(ARG_KIND core)
   endif()
@@ -44,6 +60,7 @@ function(tessera_add_tool name)
   cmake_parse_arguments(ARG "" "" "LINK_LIBS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS} MLIR LLVM)
+  install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   set_property(GLOBAL APPEND PROPERTY TESSERA_TOOLS ${name})
 endfunction()
 

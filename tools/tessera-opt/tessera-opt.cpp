@@ -6,11 +6,17 @@
 
 #include "tessera/InitAllDialects.h"
 #include "tessera/InitAllPasses.h"
+#include "tessera/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "Tessera version " TESSERA_VERSION_STRING "\n";
+  });
   mlir::tessera::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::tessera::registerAllDialects(registry);

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/Version.h"
 #include "tessera/SymbolicShape/Decision.h"
 #include "tessera/SymbolicShape/DimExpr.h"
 #include "tessera/SymbolicShape/Evaluate.h"
@@ -90,6 +91,7 @@ OPTIONS
                            JAX's inconclusive questions exactly (e.g.
                            `b >= mod(b, 3)`) and never contradicts JAX.
   --help                   This text.
+  --version                Print Tessera's version.
   --                       Everything after is positional.
 
 EXIT STATUS
@@ -115,6 +117,7 @@ struct Options {
   bool jaxExact = false;
   bool assertions = false;
   bool help = false;
+  bool version = false;
 };
 
 int usageError(const llvm::Twine &reason) {
@@ -172,6 +175,8 @@ std::optional<int> parseCommandLine(int argc, char **argv, Options &opts) {
     std::optional<int> err;
     if (name == "--help") {
       err = flag(opts.help);
+    } else if (name == "--version") {
+      err = flag(opts.version);
     } else if (name == "--jax-exact") {
       err = flag(opts.jaxExact);
     } else if (name == "--assertions") {
@@ -495,6 +500,10 @@ int main(int argc, char **argv) {
     return *err;
   if (opts.help) {
     llvm::outs() << kHelp;
+    return 0;
+  }
+  if (opts.version) {
+    llvm::outs() << "Tessera version " TESSERA_VERSION_STRING "\n";
     return 0;
   }
   if (opts.command.empty())
