@@ -20,6 +20,11 @@ PACKAGES := cmake ninja-build python3 clang-22 llvm-22-dev llvm-22-tools \
             libmlir-22-dev mlir-22-tools libzstd-dev libgtest-dev \
             libbenchmark-dev
 
+# Extra packages of the targets that need more than the build: clang's
+# sanitizer and libFuzzer runtimes.
+ASAN_PACKAGES := libclang-rt-22-dev
+FUZZ_PACKAGES := libclang-rt-22-dev
+
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
                -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) \
                -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
@@ -73,7 +78,8 @@ bench: build
 # that manual poisoning off so only real errors are reported.
 ASAN_RUN_OPTIONS := allow_user_poisoning=0:detect_leaks=0:abort_on_error=1
 UBSAN_RUN_OPTIONS := print_stacktrace=1:halt_on_error=1
-asan: deps
+asan:
+	$(MAKE) deps PACKAGES="$(PACKAGES) $(ASAN_PACKAGES)"
 	cmake -S . -B $(ASAN_BUILD) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTESSERA_ENABLE_SANITIZERS=ON
 	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) UBSAN_OPTIONS=$(UBSAN_RUN_OPTIONS) \
@@ -82,7 +88,7 @@ asan: deps
 # Builds the fuzz targets with libFuzzer + ASan + UBSan (clang's runtime from
 # libclang-rt-22-dev) and runs each for FUZZ_SECONDS over its corpus.
 fuzz:
-	$(MAKE) deps PACKAGES="$(PACKAGES) libclang-rt-22-dev"
+	$(MAKE) deps PACKAGES="$(PACKAGES) $(FUZZ_PACKAGES)"
 	cmake -S . -B $(FUZZ_BUILD) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DTESSERA_ENABLE_SANITIZERS=ON -DTESSERA_ENABLE_FUZZERS=ON
 	cmake --build $(FUZZ_BUILD) --target tessera-fuzzers -j $(JOBS)
