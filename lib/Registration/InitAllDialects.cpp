@@ -8,6 +8,7 @@
 
 #include "tessera/Dialect/Comm/IR/CommDialect.h"
 #include "tessera/Dialect/Poly/Extensions/SymbolicShapeExternalModels.h"
+#include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 
@@ -25,6 +26,7 @@ void mlir::tessera::registerAllDialects(DialectRegistry &registry) {
   registry.insert<comm::CommDialect>();
   registry.insert<poly::PolyDialect>();
   poly::registerSymbolicShapeExternalModels(registry);
+  spmd::registerShardingRuleExternalModels(registry);
 }
 
 void mlir::tessera::registerAllDialects(MLIRContext &context) {

@@ -6,6 +6,7 @@
 
 #include "SpmdTestBase.h"
 
+#include "tessera/Dialect/Spmd/IR/OpShardingRuleBuilder.h"
 #include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 
 #include "mlir/IR/Builders.h"

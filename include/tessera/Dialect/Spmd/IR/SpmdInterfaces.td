@@ -25,4 +25,27 @@ def Spmd_ResultShardingOpInterface : OpInterface<"ResultShardingOpInterface"> {
   ];
 }
 
+def Spmd_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
+  let cppNamespace = "::mlir::tessera::spmd";
+  let description = [{
+    The factor-based sharding rule of an op (`#spmd.op_sharding_rule`): how
+    its operand and result dimensions map to shared factors, which factors
+    are reductions, must stay replicated, or need a permutation.
+    Propagation, explicit-mode inference and reshard insertion read rules
+    only through `spmd::getShardingRule(Operation *)`, which prefers a
+    user-written `spmd.sharding_rule` attribute and otherwise asks this
+    interface; passes never switch on op names.
+
+    Tessera implements it for upstream ops as external models
+    (`registerShardingRuleExternalModels`); other dialects' ops take part by
+    attaching their own model or by carrying `spmd.sharding_rule`.
+  }];
+  let methods = [
+    InterfaceMethod<
+      [{Returns the rule of this op instance, or null if it has none (for
+        example a dynamic dimension whose factor size is unknown).}],
+      "::mlir::tessera::spmd::OpShardingRuleAttr", "getShardingRule", (ins)>
+  ];
+}
+
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDINTERFACES_TD

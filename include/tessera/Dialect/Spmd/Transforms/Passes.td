@@ -47,4 +47,28 @@ def SpmdPrintTypesPass : Pass<"spmd-print-types"> {
   ];
 }
 
+def SpmdAnnotateShardingRulesPass : Pass<"spmd-annotate-sharding-rules"> {
+  let summary = "Attaches the sharding rule of every op that has one";
+  let description = [{
+    Writes the factor-based rule of every op (nested regions included) into
+    its `spmd.sharding_rule` attribute, as `spmd::getShardingRule` computes it
+    from the op's ShardingRuleOpInterface model. An op that already carries
+    a rule keeps it (a user-written rule overrides the model); ops without a
+    rule (no model, or a model that has no rule for this instance, such as a
+    dynamic shape) are left alone. Useful to see how propagation and
+    partitioning will treat each op, and to pin a rule before editing it.
+
+    ```mlir
+    // Input:
+    %0 = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x16xf32>)
+                       outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+    // Output:
+    %0 = linalg.matmul {spmd.sharding_rule = #spmd.op_sharding_rule<
+        ([i, k], [k, j], [i, j])->([i, j]) {i=8, j=16, k=32} reduction={k}>}
+        ins(...) outs(...) -> tensor<8x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD

@@ -1,0 +1,128 @@
+//===- LinalgExtension.cpp - sharding rules of linalg structured ops ------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// One model for every structured op (named ops, generic, map, reduce,
+// transpose, broadcast, fill, contractions, convolutions), derived from the
+// indexing maps and iterator types:
+//
+// - every loop is a factor of the loop's static size; a reduction loop is a
+//   reduction factor;
+// - an operand (ins and outs) or result dimension whose map result is exactly
+//   a loop `dN` is mapped to that factor; a result follows its init;
+// - a dimension indexed by a combination of loops (a convolution's input
+//   `d1 + d4`) is mapped to its parallel loop, which becomes a permutation
+//   factor (sharding it needs halo exchange); the window loop stays a
+//   reduction factor of the kernel;
+// - a dimension indexed by a constant (a size-1 broadcast) gets no factor.
+//
+// Ops on memrefs and ops with a dynamic loop size have no rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
+
+#include "tessera/Dialect/Spmd/IR/OpShardingRuleBuilder.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::tessera::spmd;
+
+/// The loop that indexes dimension `expr`: the loop itself for `dN`; for a
+/// combination of loops, its only parallel loop, marked in `permutation`.
+static std::optional<unsigned>
+getIndexingLoop(AffineExpr expr, ArrayRef<utils::IteratorType> iterators,
+                llvm::SmallBitVector &permutation) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return dim.getPosition();
+  std::optional<unsigned> parallel;
+  bool several = false;
+  expr.walk([&](AffineExpr e) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || iterators[dim.getPosition()] != utils::IteratorType::parallel)
+      return;
+    if (parallel && *parallel != dim.getPosition())
+      several = true;
+    parallel = dim.getPosition();
+  });
+  if (!parallel || several)
+    return std::nullopt;
+  permutation.set(*parallel);
+  return parallel;
+}
+
+static OpShardingRuleAttr getLinalgRule(Operation *op) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (!linalgOp.hasPureTensorSemantics() || op->getNumResults() == 0)
+    return {};
+  SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(loopSizes, ShapedType::isDynamic))
+    return {};
+  SmallVector<utils::IteratorType> iterators =
+      linalgOp.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  unsigned numLoops = loopSizes.size();
+  int64_t numOperands = op->getNumOperands();
+
+  // Per operand, per dimension: the loop indexing it.
+  llvm::SmallBitVector permutation(numLoops);
+  SmallVector<SmallVector<std::optional<unsigned>>> dimLoops(numOperands);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    for (AffineExpr expr : map.getResults())
+      dimLoops[operand.getOperandNumber()].push_back(
+          getIndexingLoop(expr, iterators, permutation));
+  }
+
+  OpShardingRuleBuilder builder(op);
+  constexpr int64_t kNull = OpShardingRuleBuilder::kNullDim;
+  for (unsigned loop = 0; loop < numLoops; ++loop) {
+    SmallVector<int64_t> operandDims(numOperands, kNull);
+    for (int64_t i = 0; i < numOperands; ++i)
+      for (auto [dim, l] : llvm::enumerate(dimLoops[i]))
+        if (l == loop)
+          operandDims[i] = dim;
+    SmallVector<int64_t> resultDims;
+    for (OpResult result : op->getResults())
+      resultDims.push_back(
+          operandDims[linalgOp.getDpsInitOperand(result.getResultNumber())
+                          ->getOperandNumber()]);
+    FactorType type = FactorType::PassThrough;
+    if (iterators[loop] == utils::IteratorType::reduction)
+      type = FactorType::Reduction;
+    else if (permutation.test(loop))
+      type = FactorType::Permutation;
+    builder.addFactor(operandDims, resultDims, loopSizes[loop], type);
+  }
+  return builder.build();
+}
+
+namespace {
+template <typename OpTy>
+struct LinalgModel
+    : public ShardingRuleOpInterface::ExternalModel<LinalgModel<OpTy>, OpTy> {
+  OpShardingRuleAttr getShardingRule(Operation *op) const {
+    return getLinalgRule(op);
+  }
+};
+} // namespace
+
+template <typename... OpTys>
+static void attachLinalgModels(MLIRContext *context) {
+  (OpTys::template attachInterface<LinalgModel<OpTys>>(*context), ...);
+}
+
+void mlir::tessera::spmd::registerLinalgShardingRuleModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
+    attachLinalgModels<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(context);
+  });
+}
