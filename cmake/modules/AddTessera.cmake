@@ -25,6 +25,10 @@ function(tessera_add_library name)
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:include>)
   target_compile_features(${name} PUBLIC cxx_std_17)
+  if(TESSERA_ENABLE_SANITIZERS)
+    # Consumers of a sanitized build link the sanitizer runtimes too.
+    target_link_options(${name} INTERFACE -fsanitize=address,undefined)
+  endif()
   string(REGEX REPLACE "^Tessera" "" export_name ${name})
   set_target_properties(${name} PROPERTIES EXPORT_NAME ${export_name})
   install(TARGETS ${name} EXPORT TesseraTargets

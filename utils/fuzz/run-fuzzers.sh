@@ -5,8 +5,10 @@
 #
 # Runs each libFuzzer target (default: all of them) for the given time over
 # its seed corpus (fuzz/corpus/<name>, read only) plus a working corpus in the
-# build directory, with its dictionary and a per-input timeout (a hang is a
-# failure). Crashing inputs land in <build>/fuzz-artifacts/<name>/; copy them
+# build directory, with its dictionary and a per-input timeout of 30 s (a hang
+# is a failure; the limit leaves room for ASan's and the coverage
+# instrumentation's slowdown of inputs that take a fraction of a second in a
+# release build). Crashing inputs land in <build>/fuzz-artifacts/<name>/; copy them
 # into fuzz/corpus/<name>/ as crash-<what> once fixed, so `make check` keeps
 # replaying them. Exits non-zero if any target found a crash, hang or
 # sanitizer report.
@@ -35,7 +37,7 @@ for t in "${targets[@]}"; do
   artifacts="$build/fuzz-artifacts/$t/"
   mkdir -p "$work" "$artifacts"
   echo "== tessera-$t-fuzzer for ${seconds}s"
-  "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+  "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
     -print_final_stats=1 -dict="$src/fuzz/dicts/$t.dict" \
     -artifact_prefix="$artifacts" "$work" "$src/fuzz/corpus/$t" \
     > "$build/fuzz-$t.log" 2>&1

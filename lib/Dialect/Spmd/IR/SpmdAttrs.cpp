@@ -11,11 +11,13 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <limits>
 
@@ -92,7 +94,8 @@ static MeshAxisAttr parseMeshAxisBody(AsmParser &parser) {
 }
 
 static void printMeshAxisBody(AsmPrinter &printer, MeshAxisAttr axis) {
-  printer << "\"" << axis.getName() << "\"=" << axis.getSize();
+  printer.printString(axis.getName());
+  printer << "=" << axis.getSize();
 }
 
 Attribute MeshAxisAttr::parse(AsmParser &parser, Type) {
@@ -382,7 +385,13 @@ void AxisRefAttr::print(AsmPrinter &printer) const {
 }
 
 std::string AxisRefAttr::toString() const {
-  std::string result = "\"" + getName().str() + "\"";
+  // Quoted and escaped as the parser reads it back (a name may hold any
+  // character, e.g. a quote or a newline).
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  os << '"';
+  llvm::printEscapedString(getName(), os);
+  os << '"';
   if (SubAxisInfoAttr info = getSubAxisInfo())
     result += ":(" + std::to_string(info.getPreSize()) + ")" +
               std::to_string(info.getSize());
@@ -536,7 +545,7 @@ void mlir::tessera::spmd::printManualAxesBody(AsmPrinter &printer,
                                               ManualAxesAttr axes) {
   printer << "{";
   llvm::interleaveComma(axes.getValue(), printer, [&](StringAttr name) {
-    printer << "\"" << name.getValue() << "\"";
+    printer.printString(name.getValue());
   });
   printer << "}";
 }
