@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/IR/DataFlow.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -28,11 +29,21 @@ static TensorShardingAttr getEntry(Attribute attr, unsigned index) {
 TensorShardingAttr mlir::tessera::spmd::getSharding(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     Operation *parent = arg.getOwner()->getParentOp();
-    auto func = dyn_cast_or_null<FunctionOpInterface>(parent);
-    if (!func || arg.getOwner() != &func.getFunctionBody().front())
+    if (auto func = dyn_cast_or_null<FunctionOpInterface>(parent)) {
+      if (arg.getOwner() != &func.getFunctionBody().front())
+        return {};
+      return dyn_cast_or_null<TensorShardingAttr>(
+          func.getArgAttr(arg.getArgNumber(), SpmdDialect::kShardingAttrName));
+    }
+    // The body of a manual computation sees the local view.
+    if (auto manual = dyn_cast_or_null<ManualComputationOp>(parent))
+      return removeManualAxes(manual.getInSharding(arg.getArgNumber()),
+                              manual.getManualAxes().getValue());
+    // A loop's block argument shares the sharding of its edge's owner.
+    Value owner = getShardingOwner(arg);
+    if (owner == value)
       return {};
-    return dyn_cast_or_null<TensorShardingAttr>(
-        func.getArgAttr(arg.getArgNumber(), SpmdDialect::kShardingAttrName));
+    return getSharding(owner);
   }
   auto result = cast<OpResult>(value);
   Operation *op = result.getOwner();

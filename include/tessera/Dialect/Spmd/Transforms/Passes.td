@@ -71,4 +71,25 @@ def SpmdAnnotateShardingRulesPass : Pass<"spmd-annotate-sharding-rules"> {
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
+def SpmdTestDataFlowEdgesPass : Pass<"spmd-test-data-flow-edges"> {
+  let summary = "Test pass: remarks with the data-flow edges and block-argument shardings";
+  let description = [{
+    For tests of the sharding core (`DataFlow.h`). For every scf.for,
+    scf.while and scf.if with tensor results, one remark per data-flow edge
+    at the op: `edge <owner>: sources [<values>], targets [<values>],
+    sharding <s>`, where every target's `getSharding` must equal the
+    owner's (otherwise the remark says `mismatch`). For every
+    `spmd.manual_computation`, one remark per body argument with its
+    local-view sharding. With `set-open-sharding-on-edges`, first sets a fully
+    open sharding on the mesh `@mesh` on every edge without one, through
+    `setSharding` on the edge's first target (a loop's block argument, or an
+    scf.if's result), to test that the sharding lands on the owner.
+  }];
+  let options = [
+    Option<"setOpenShardingOnEdges", "set-open-sharding-on-edges", "bool",
+           /*default=*/"false",
+           "Set a fully open sharding on every edge without one first">
+  ];
+}
+
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD

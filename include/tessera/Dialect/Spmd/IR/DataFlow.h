@@ -1,0 +1,82 @@
+//===- DataFlow.h - shardings of every value, and data-flow edges -*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Where the sharding of each value lives, and which values must share one.
+//
+// A value's sharding is stored once, on its *owner*:
+// - a function argument: the argument's `spmd.sharding` attribute;
+// - an op result: the op's `spmd.sharding` (one entry per result), or the
+//   sharding the op itself carries (spmd.reshard, the collectives);
+// - a region-carried value of scf.for / scf.while: the corresponding result
+//   of the loop (the block argument, the result, the init operand and the
+//   yielded value form one data-flow edge and share that sharding);
+// - a manual_computation body argument: the op's `in_shardings` entry, seen
+//   in the local view (the manual axes removed: only free axes remain).
+//
+// A data-flow edge (as in Shardy) groups the values that must have the same
+// sharding across a control-flow op: the *sources* flow into the edge (init
+// operands, yielded values), the *targets* take its sharding (the loop's
+// block arguments and results, an scf.if's results). Propagation moves
+// shardings across an edge through its owner.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_DIALECT_SPMD_IR_DATAFLOW_H
+#define TESSERA_DIALECT_SPMD_IR_DATAFLOW_H
+
+#include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir::tessera::spmd {
+
+/// The values that must share one sharding across a control-flow op.
+struct DataFlowEdge {
+  /// Where the edge's sharding is stored (a result of the op).
+  Value owner;
+  /// Values that flow into the edge (init operands, yielded values).
+  llvm::SmallVector<Value> sources;
+  /// Values that take the edge's sharding (block arguments, results).
+  llvm::SmallVector<Value> targets;
+};
+
+/// The data-flow edge `value` belongs to (as a source or a target) for
+/// scf.for, scf.while and scf.if, or std::nullopt. A value yielded by a loop
+/// body is the source of that loop's edge; an init operand likewise.
+/// Values that are sources of several edges (one value yielded twice)
+/// return the first.
+std::optional<DataFlowEdge> getDataFlowEdge(Value value);
+
+/// Every data-flow edge owned by `op` (one per tensor result of an scf.for,
+/// scf.while or scf.if), in result order.
+llvm::SmallVector<DataFlowEdge> getDataFlowEdges(Operation *op);
+
+/// The value whose owner stores the sharding of `value`: `value` itself,
+/// except for the block arguments of loops, whose edge owner (the loop
+/// result) stores it.
+Value getShardingOwner(Value value);
+
+/// Sets the sharding of `value` where getSharding reads it (see above).
+/// For an op result without a `spmd.sharding` yet, the other results get a
+/// fully open sharding on the same mesh. Fails (changing nothing) for
+/// values whose sharding is fixed by their op (spmd.reshard, collectives)
+/// or that have no place for one (block arguments of other regions, values
+/// that are not ranked tensors) and for a manual_computation body argument
+/// whose sharding uses a manual axis or has another rank.
+LogicalResult setSharding(Value value, TensorShardingAttr sharding);
+
+/// The local-view sharding of `global` inside a manual computation with
+/// `manualAxes`: every manual axis removed from dimensions, replicated and
+/// unreduced axes.
+TensorShardingAttr removeManualAxes(TensorShardingAttr global,
+                                    llvm::ArrayRef<StringAttr> manualAxes);
+
+} // namespace mlir::tessera::spmd
+
+#endif // TESSERA_DIALECT_SPMD_IR_DATAFLOW_H
