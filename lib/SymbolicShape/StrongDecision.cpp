@@ -54,6 +54,12 @@ static constexpr unsigned kMaxExactVars = 12;
 /// variables) of the systems it checks. Deterministic: once spent, the
 /// remaining checks answer "not proven" and the query returns JAX's answer.
 static constexpr uint64_t kWorkBudget = 4'000'000;
+/// What one exact integer check costs against kWorkBudget (generalized basis
+/// reduction is far dearer than a simplex run): at most 16 per question.
+static constexpr uint64_t kExactCheckCost = 250'000;
+/// The largest coefficient magnitude of a subsystem that gets an exact
+/// integer check (basis reduction slows down with the coefficients' size).
+static constexpr int64_t kMaxExactCoeff = int64_t(1) << 20;
 /// The most rows of JAX's state one query takes as facts (the nearest
 /// first).
 static constexpr size_t kMaxFactRows = 512;
@@ -423,8 +429,16 @@ bool StrongDecision::subsystemEmpty(llvm::ArrayRef<const LinearRow *> sysRows,
     return true;
   if (simplex.getSamplePointIfIntegral())
     return false;
-  if (n > kMaxExactVars)
+  if (n > kMaxExactVars || budget < kExactCheckCost)
     return false;
+  for (const LinearRow *row : sysRows) {
+    if (row->constant > kMaxExactCoeff || row->constant < -kMaxExactCoeff)
+      return false;
+    for (auto &[v, k] : row->coeffs)
+      if (k > kMaxExactCoeff || k < -kMaxExactCoeff)
+        return false;
+  }
+  budget -= kExactCheckCost;
   presburger::IntegerPolyhedron poly(
       presburger::PresburgerSpace::getSetSpace(n));
   for (const LinearRow *row : sysRows) {
