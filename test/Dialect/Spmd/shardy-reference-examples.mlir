@@ -2,8 +2,9 @@
 // RUN: tessera-opt %s --split-input-file --allow-unregistered-dialect | tessera-opt --split-input-file --allow-unregistered-dialect | FileCheck %s
 // RUN: tessera-opt %s --split-input-file --allow-unregistered-dialect --mlir-print-op-generic | tessera-opt --split-input-file --allow-unregistered-dialect | FileCheck %s
 
-// Tests that every example of Shardy's textual grammar (shared/reference/
-// shardy.md §1), with `sdy` renamed to `spmd`, parses, verifies and prints
+// Tests that every example of Shardy's textual grammar (the forms Shardy's
+// documentation gives for meshes, shardings, priorities, sub-axes and
+// sharding rules), with `sdy` renamed to `spmd`, parses, verifies and prints
 // back in the same form.
 
 // Mesh forms: plain, explicit device order, maximal, empty.
