@@ -30,8 +30,7 @@ static void checkRoundTrip(ModuleOp module, bool generic,
     flags.printGenericOpForm();
   module->print(os, flags);
   ParserConfig config(&tessera::fuzz::getContext());
-  OwningOpRef<ModuleOp> reparsed =
-      parseSourceString<ModuleOp>(printed, config);
+  OwningOpRef<ModuleOp> reparsed = parseSourceString<ModuleOp>(printed, config);
   if (!reparsed || failed(verify(*reparsed)))
     tessera::fuzz::fail(generic ? "generic printout does not parse again"
                                 : "printout does not parse again",

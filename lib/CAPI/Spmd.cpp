@@ -73,12 +73,10 @@ bool tesseraAttributeIsATensorSharding(MlirAttribute attr) {
   return isa<TensorShardingAttr>(unwrap(attr));
 }
 
-MlirAttribute tesseraTensorShardingAttrGet(MlirContext ctx,
-                                           MlirStringRef meshName,
-                                           intptr_t rank,
-                                           const intptr_t *numAxes,
-                                           const MlirStringRef *axes,
-                                           const bool *isClosed) {
+MlirAttribute
+tesseraTensorShardingAttrGet(MlirContext ctx, MlirStringRef meshName,
+                             intptr_t rank, const intptr_t *numAxes,
+                             const MlirStringRef *axes, const bool *isClosed) {
   MLIRContext *context = withSpmd(ctx);
   if (unwrap(meshName).empty()) {
     mlir::emitError(UnknownLoc::get(context))

@@ -50,9 +50,10 @@ static bool isShapeSpec(llvm::StringRef text) {
   return false;
 }
 
-TesseraSymbolicScope tesseraSymbolicScopeCreate(
-    intptr_t numConstraints, const MlirStringRef *constraints, bool jaxExact,
-    MlirStringCallback errorCallback, void *userData) {
+TesseraSymbolicScope
+tesseraSymbolicScopeCreate(intptr_t numConstraints,
+                           const MlirStringRef *constraints, bool jaxExact,
+                           MlirStringCallback errorCallback, void *userData) {
   auto handle = std::make_unique<ScopeHandle>();
   std::vector<std::string> texts;
   for (intptr_t i = 0; i < numConstraints; ++i)

@@ -392,6 +392,44 @@ static bool isFalseConstantRow(const LinearRow &row) {
   return row.isEquality ? row.constant != 0 : row.constant < 0;
 }
 
+/// A subsystem with its variables renumbered densely (0 .. n-1), as the
+/// Presburger library wants them.
+namespace {
+class LocalSystem {
+public:
+  explicit LocalSystem(llvm::ArrayRef<unsigned> vars) {
+    for (unsigned v : vars)
+      local.try_emplace(v, local.size());
+  }
+  unsigned getNumVars() const { return local.size(); }
+  /// The coefficients of `row` (then its constant) in the local numbering.
+  llvm::SmallVector<DynamicAPInt, 8> coeffs(const LinearRow &row) const {
+    unsigned n = getNumVars();
+    llvm::SmallVector<DynamicAPInt, 8> result(n + 1, DynamicAPInt(0));
+    for (auto &[v, k] : row.coeffs)
+      if (k != 0)
+        result[local.lookup(v)] += DynamicAPInt(k);
+    result[n] = DynamicAPInt(row.constant);
+    return result;
+  }
+  /// A simplex over the local variables with `rows` added.
+  presburger::Simplex
+  makeSimplex(llvm::ArrayRef<const LinearRow *> rows) const {
+    presburger::Simplex simplex(getNumVars());
+    for (const LinearRow *row : rows) {
+      if (row->isEquality)
+        simplex.addEquality(coeffs(*row));
+      else
+        simplex.addInequality(coeffs(*row));
+    }
+    return simplex;
+  }
+
+private:
+  llvm::DenseMap<unsigned, unsigned> local;
+};
+} // namespace
+
 bool StrongDecision::subsystemEmpty(llvm::ArrayRef<const LinearRow *> sysRows,
                                     llvm::ArrayRef<unsigned> vars) {
   if (vars.size() > kMaxAtoms)
@@ -402,29 +440,12 @@ bool StrongDecision::subsystemEmpty(llvm::ArrayRef<const LinearRow *> sysRows,
     return false;
   }
   budget -= cost;
-  // Renumber the subsystem's variables densely.
-  llvm::DenseMap<unsigned, unsigned> local;
-  for (unsigned v : vars)
-    local.try_emplace(v, local.size());
-  unsigned n = vars.size();
-  auto coeffsOf = [&](const LinearRow &row) {
-    llvm::SmallVector<DynamicAPInt, 8> coeffs(n + 1, DynamicAPInt(0));
-    for (auto &[v, k] : row.coeffs)
-      if (k != 0)
-        coeffs[local.lookup(v)] += DynamicAPInt(k);
-    coeffs[n] = DynamicAPInt(row.constant);
-    return coeffs;
-  };
+  LocalSystem system(vars);
+  unsigned n = system.getNumVars();
   // The rational relaxation first: empty there means empty over the
   // integers; an integral optimum vertex means non-empty. Systems of
   // difference constraints (chains such as `v1 >= v0 + 1`) are decided here.
-  presburger::Simplex simplex(n);
-  for (const LinearRow *row : sysRows) {
-    if (row->isEquality)
-      simplex.addEquality(coeffsOf(*row));
-    else
-      simplex.addInequality(coeffsOf(*row));
-  }
+  presburger::Simplex simplex = system.makeSimplex(sysRows);
   if (simplex.isEmpty())
     return true;
   if (simplex.getSamplePointIfIntegral())
@@ -443,9 +464,9 @@ bool StrongDecision::subsystemEmpty(llvm::ArrayRef<const LinearRow *> sysRows,
       presburger::PresburgerSpace::getSetSpace(n));
   for (const LinearRow *row : sysRows) {
     if (row->isEquality)
-      poly.addEquality(coeffsOf(*row));
+      poly.addEquality(system.coeffs(*row));
     else
-      poly.addInequality(coeffsOf(*row));
+      poly.addInequality(system.coeffs(*row));
   }
   return poly.isIntegerEmpty();
 }
@@ -557,31 +578,14 @@ StrongDecision::rationalOptimum(const LinearRow &objective, bool down) {
       return std::nullopt;
     }
     budget -= cost;
-    llvm::DenseMap<unsigned, unsigned> local;
-    for (unsigned v : vars)
-      local.try_emplace(v, local.size());
-    unsigned n = vars.size();
-    auto coeffsOf = [&](const LinearRow &row) {
-      llvm::SmallVector<DynamicAPInt, 8> coeffs(n + 1, DynamicAPInt(0));
-      for (auto &[v, k] : row.coeffs)
-        if (k != 0)
-          coeffs[local.lookup(v)] += DynamicAPInt(k);
-      coeffs[n] = DynamicAPInt(row.constant);
-      return coeffs;
-    };
-    presburger::Simplex simplex(n);
-    for (const LinearRow *row : part) {
-      if (row->isEquality)
-        simplex.addEquality(coeffsOf(*row));
-      else
-        simplex.addInequality(coeffsOf(*row));
-    }
+    LocalSystem system(vars);
+    presburger::Simplex simplex = system.makeSimplex(part);
     if (simplex.isEmpty())
       continue;
     auto opt =
         simplex.computeOptimum(down ? presburger::Simplex::Direction::Down
                                     : presburger::Simplex::Direction::Up,
-                               coeffsOf(objective));
+                               system.coeffs(objective));
     if (opt.isUnbounded())
       return std::nullopt;
     if (!opt.isBounded())

@@ -74,8 +74,7 @@ TEST_P(ChainTest, WholeChain) {
   EXPECT_EQ(cmp(s, last, CompareOp::GE, "v0 + " + std::to_string(n)), "true");
   EXPECT_EQ(cmp(s, last, CompareOp::GE, "v0 + " + std::to_string(n + 1)),
             "inconclusive");
-  EXPECT_EQ(bounds(s, last + " - v0"),
-            "(" + std::to_string(n) + ", inf)");
+  EXPECT_EQ(bounds(s, last + " - v0"), "(" + std::to_string(n) + ", inf)");
 }
 
 INSTANTIATE_TEST_SUITE_P(

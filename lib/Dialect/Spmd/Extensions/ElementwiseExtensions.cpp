@@ -14,6 +14,8 @@
 
 #include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 
+#include "RuleModel.h"
+
 #include "tessera/Dialect/Spmd/IR/OpShardingRuleBuilder.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
@@ -34,46 +36,31 @@ static OpShardingRuleAttr getPointwiseRule(Operation *op) {
   return OpShardingRuleBuilder::buildPointwise(op);
 }
 
-namespace {
-template <typename OpTy>
-struct PointwiseModel
-    : public ShardingRuleOpInterface::ExternalModel<PointwiseModel<OpTy>,
-                                                    OpTy> {
-  OpShardingRuleAttr getShardingRule(Operation *op) const {
-    return getPointwiseRule(op);
-  }
-};
-} // namespace
-
-template <typename... OpTys>
-static void attachPointwiseModels(MLIRContext *context) {
-  (OpTys::template attachInterface<PointwiseModel<OpTys>>(*context), ...);
-}
-
 void mlir::tessera::spmd::registerArithShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, arith::ArithDialect *) {
-    attachPointwiseModels<
+    models::attachRuleModels<getPointwiseRule,
 #define GET_OP_LIST
 #include "mlir/Dialect/Arith/IR/ArithOps.cpp.inc"
-        >(context);
+                             >(context);
   });
 }
 
 void mlir::tessera::spmd::registerMathShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, math::MathDialect *) {
-    attachPointwiseModels<
+    models::attachRuleModels<getPointwiseRule,
 #define GET_OP_LIST
 #include "mlir/Dialect/Math/IR/MathOps.cpp.inc"
-        >(context);
+                             >(context);
   });
 }
 
 void mlir::tessera::spmd::registerSpmdShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, SpmdDialect *) {
-    attachPointwiseModels<ShardingConstraintOp, ReshardOp>(context);
+    models::attachRuleModels<getPointwiseRule, ShardingConstraintOp, ReshardOp>(
+        context);
   });
 }
 

@@ -24,6 +24,8 @@
 
 #include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 
+#include "RuleModel.h"
+
 #include "tessera/Dialect/Spmd/IR/OpShardingRuleBuilder.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 
@@ -63,8 +65,7 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
   SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
   if (llvm::any_of(loopSizes, ShapedType::isDynamic))
     return {};
-  SmallVector<utils::IteratorType> iterators =
-      linalgOp.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
   unsigned numLoops = loopSizes.size();
   int64_t numOperands = op->getNumOperands();
@@ -102,27 +103,12 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
   return builder.build();
 }
 
-namespace {
-template <typename OpTy>
-struct LinalgModel
-    : public ShardingRuleOpInterface::ExternalModel<LinalgModel<OpTy>, OpTy> {
-  OpShardingRuleAttr getShardingRule(Operation *op) const {
-    return getLinalgRule(op);
-  }
-};
-} // namespace
-
-template <typename... OpTys>
-static void attachLinalgModels(MLIRContext *context) {
-  (OpTys::template attachInterface<LinalgModel<OpTys>>(*context), ...);
-}
-
 void mlir::tessera::spmd::registerLinalgShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
-    attachLinalgModels<
+    models::attachRuleModels<getLinalgRule,
 #define GET_OP_LIST
 #include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
-        >(context);
+                             >(context);
   });
 }

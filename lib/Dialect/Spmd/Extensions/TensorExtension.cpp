@@ -30,6 +30,8 @@
 
 #include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 
+#include "RuleModel.h"
+
 #include "tessera/Dialect/Spmd/IR/OpShardingRuleBuilder.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 
@@ -190,27 +192,12 @@ static OpShardingRuleAttr getTensorRule(Operation *op) {
   return {};
 }
 
-namespace {
-template <typename OpTy>
-struct TensorModel
-    : public ShardingRuleOpInterface::ExternalModel<TensorModel<OpTy>, OpTy> {
-  OpShardingRuleAttr getShardingRule(Operation *op) const {
-    return getTensorRule(op);
-  }
-};
-} // namespace
-
-template <typename... OpTys>
-static void attachTensorModels(MLIRContext *context) {
-  (OpTys::template attachInterface<TensorModel<OpTys>>(*context), ...);
-}
-
 void mlir::tessera::spmd::registerTensorShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, tensor::TensorDialect *) {
-    attachTensorModels<tensor::CastOp, tensor::SplatOp, tensor::CollapseShapeOp,
-                       tensor::ExpandShapeOp, tensor::ReshapeOp,
-                       tensor::ConcatOp, tensor::ExtractSliceOp,
-                       tensor::InsertSliceOp, tensor::PadOp>(context);
+    models::attachRuleModels<
+        getTensorRule, tensor::CastOp, tensor::SplatOp, tensor::CollapseShapeOp,
+        tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::ConcatOp,
+        tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::PadOp>(context);
   });
 }

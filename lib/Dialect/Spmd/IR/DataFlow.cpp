@@ -136,7 +136,8 @@ mlir::tessera::spmd::removeManualAxes(TensorShardingAttr global,
   MLIRContext *ctx = global.getContext();
   SmallVector<DimensionShardingAttr> dims;
   for (DimensionShardingAttr dim : global.getDimShardings()) {
-    SmallVector<AxisRefAttr> axes(llvm::make_filter_range(dim.getAxes(), isFree));
+    SmallVector<AxisRefAttr> axes(
+        llvm::make_filter_range(dim.getAxes(), isFree));
     dims.push_back(DimensionShardingAttr::get(ctx, axes, dim.getIsClosed(),
                                               dim.getPriority()));
   }
@@ -199,8 +200,8 @@ LogicalResult mlir::tessera::spmd::setSharding(Value value,
         return failure();
       MLIRContext *ctx = manual.getContext();
       SmallVector<DimensionShardingAttr> dims;
-      for (auto [oldDim, newDim] :
-           llvm::zip_equal(global.getDimShardings(), sharding.getDimShardings())) {
+      for (auto [oldDim, newDim] : llvm::zip_equal(
+               global.getDimShardings(), sharding.getDimShardings())) {
         SmallVector<AxisRefAttr> axes;
         for (AxisRefAttr ref : oldDim.getAxes())
           if (manual.isManualAxis(ref.getName()))

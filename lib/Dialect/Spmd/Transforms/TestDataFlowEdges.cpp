@@ -55,11 +55,9 @@ struct SpmdTestDataFlowEdgesPass
         os << "edge ";
         print(os, edge.owner);
         os << ": sources [";
-        llvm::interleaveComma(edge.sources, os,
-                              [&](Value v) { print(os, v); });
+        llvm::interleaveComma(edge.sources, os, [&](Value v) { print(os, v); });
         os << "], targets [";
-        llvm::interleaveComma(edge.targets, os,
-                              [&](Value v) { print(os, v); });
+        llvm::interleaveComma(edge.targets, os, [&](Value v) { print(os, v); });
         os << "], sharding ";
         TensorShardingAttr sharding = getSharding(edge.owner);
         if (sharding)
@@ -81,8 +79,7 @@ struct SpmdTestDataFlowEdgesPass
         for (BlockArgument arg : manual.getBody().getArguments()) {
           std::string text;
           llvm::raw_string_ostream os(text);
-          os << "body arg #" << arg.getArgNumber() << ": "
-             << getSharding(arg);
+          os << "body arg #" << arg.getArgNumber() << ": " << getSharding(arg);
           emitRemark(op->getLoc(), text);
         }
     });

@@ -1,4 +1,5 @@
-//===- DataFlow.h - shardings of every value, and data-flow edges -*- C++ -*-===//
+//===- DataFlow.h - shardings of every value, and data-flow edges -*- C++
+//-*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,5 @@
-//===- OpShardingRuleBuilder.h - build op sharding rules ----------*- C++ -*-===//
+//===- OpShardingRuleBuilder.h - build op sharding rules ----------*- C++
+//-*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
