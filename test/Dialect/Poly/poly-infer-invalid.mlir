@@ -556,3 +556,11 @@ func.func @recursive(%x: tensor<?xf32> {poly.shape = #poly.shape<"b">}) -> tenso
   %0 = func.call @recursive(%x) : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// Tests that a shape spec whose coefficients overflow int64 is an error.
+// expected-error @+1 {{syntax error in symbolic shape '4611686018427387904*a*2' in dimension 0: integer overflow in a linear combination: the result does not fit in 64 bits. Parsed '', remaining ''.}}
+func.func @overflow_spec(%x: tensor<?xf32> {poly.shape = #poly.shape<"4611686018427387904*a*2">}) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}

@@ -11,6 +11,8 @@
 // RUN: tessera-opt %t/bindings-syntax.mlir --poly-specialize=bindings=b3 --verify-diagnostics
 // RUN: tessera-opt %t/bindings-twice.mlir --poly-specialize=bindings=b=3,b=4 --verify-diagnostics
 // RUN: tessera-opt %t/arg-shapes-syntax.mlir '--poly-specialize=arg-shapes=3x?' --verify-diagnostics
+// RUN: tessera-opt %t/bindings-overflow.mlir --poly-specialize=bindings=b=4611686018427387904 --verify-diagnostics
+// RUN: tessera-opt %t/bindings-huge.mlir --poly-specialize=bindings=b=9223372036854775808 --verify-diagnostics
 
 //--- bindings.mlir
 
@@ -227,5 +229,23 @@ module {
 module {
   func.func @f(%x: tensor<?xf32> {poly.shape = #poly.shape<"b">}) {
     return
+  }
+}
+
+//--- bindings-overflow.mlir
+
+// Tests that a size that overflows int64 for the bindings is an error.
+// expected-error @below {{'func.func' op integer overflow in evaluating '2*b': the result does not fit in 64 bits}}
+func.func @overflow(%x: tensor<?xf32> {poly.shape = #poly.shape<"2*b">}) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}
+
+//--- bindings-huge.mlir
+
+// Tests that a binding that does not fit in int64 is rejected.
+// expected-error @below {{poly-specialize: invalid bindings 'b=9223372036854775808': expected 'name=value' items separated by commas, such as 'b=3,d=2', got 'b=9223372036854775808'}}
+module {
+  func.func @huge(%x: tensor<?xf32> {poly.shape = #poly.shape<"b">}) -> tensor<?xf32> {
+    return %x : tensor<?xf32>
   }
 }
