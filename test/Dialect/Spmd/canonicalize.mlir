@@ -59,13 +59,39 @@ func.func @negative_all_gather_with_axes(%arg0: tensor<16x8xf32> {spmd.sharding 
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
-// Tests that a reshard to the operand's own layout is removed, even when
-// open/closed dimensions differ.
+// Tests that a reshard to exactly the operand's sharding is removed.
 // CHECK-LABEL: func.func @noop_reshard
 // CHECK-SAME: (%[[ARG:.*]]: tensor<16x8xf32>
-func.func @noop_reshard(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", ?}, {"y"}]>}) -> tensor<16x8xf32> {
+func.func @noop_reshard(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", ?}, {"y"}p1]>}) -> tensor<16x8xf32> {
   // CHECK-NEXT: return %[[ARG]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x", ?}, {"y"}p1]> : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+
+// Tests that a reshard that closes a dimension stays, though the layout is
+// the same: it stops propagation from extending that dimension.
+// CHECK-LABEL: func.func @negative_reshard_closes_dim
+func.func @negative_reshard_closes_dim(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", ?}, {"y"}]>}) -> tensor<16x8xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.reshard %{{.*}} <@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[R]]
   %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+
+// Tests that a reshard that changes only a priority stays.
+// CHECK-LABEL: func.func @negative_reshard_priority
+func.func @negative_reshard_priority(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", ?}p2, {"y"}]>}) -> tensor<16x8xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.reshard %{{.*}} <@mesh, [{"x", ?}p1, {"y"}]>
+  // CHECK-NEXT: return %[[R]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x", ?}p1, {"y"}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 

@@ -318,10 +318,12 @@ void ReshardOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<RemoveNoop<ReshardOp>>(
       context,
       [](ReshardOp op) {
-        return isEquivalentLayout(spmd::getSharding(op.getInput()),
-                                  op.getSharding(), op);
+        // Only an identical sharding makes the reshard a no-op: a reshard
+        // that closes a dimension, drops a priority or adds explicitly
+        // replicated axes changes what propagation may do.
+        return spmd::getSharding(op.getInput()) == op.getSharding();
       },
-      "the operand does not already have the layout of the reshard");
+      "the operand does not already have exactly the reshard's sharding");
 }
 
 void AllGatherOp::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -82,9 +82,10 @@ def Spmd_ReshardOp : Spmd_Op<"reshard",
     `unreduced`) or introduce new `sum`-unreduced axes; it never changes the
     reduction kind of an axis that stays unreduced.
 
-    Canonicalization removes a reshard to the operand's own sharding (same
-    mesh, same axes per dimension, same unreduced axes) and folds
-    `reshard(reshard(x))` into one reshard of `x`.
+    Canonicalization removes a reshard to exactly the operand's own sharding
+    (identical attribute: open/closed dimensions, priorities and replicated
+    axes included, since a reshard that only closes a dimension still stops
+    propagation) and folds `reshard(reshard(x))` into one reshard of `x`.
   }];
   let arguments = (ins AnyTensor:$input, Spmd_TensorShardingAttr:$sharding);
   let results = (outs AnyTensor:$result);
