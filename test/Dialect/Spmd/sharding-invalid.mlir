@@ -505,3 +505,25 @@ func.func private @unquoted_axis() attributes {s = #spmd.sharding<@mesh, [{a}]>}
 
 // expected-error @+1 {{duplicate axis name: "a"}}
 func.func private @bad_inlined_mesh() attributes {s = #spmd.sharding<mesh<["a"=2, "a"=2]>, [{}]>}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+
+// Tests that an op may not carry a spmd.sharding and a spmd.out_sharding
+// that give a result two different shardings.
+func.func @sharding_and_out_sharding_disagree(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'math.exp' op 'spmd.sharding' and 'spmd.out_sharding' disagree on result 0: #spmd.sharding<@mesh, [{"x"}]> vs #spmd.sharding<@mesh, [{}]>}}
+  %0 = math.exp %a {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>, spmd.out_sharding = #spmd.sharding<@mesh, [{}]>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+
+// Tests that an op may carry both when they agree.
+func.func @sharding_and_out_sharding_agree(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = math.exp %a {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>, spmd.out_sharding = #spmd.sharding<@mesh, [{"x"}]>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -62,8 +62,33 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   if (name == kShardingAttrName)
     return verifyOpShardingAttr(op, attr, /*allowSingle=*/false);
-  if (name == kOutShardingAttrName)
-    return verifyOpShardingAttr(op, attr, /*allowSingle=*/true);
+  if (name == kOutShardingAttrName) {
+    if (failed(verifyOpShardingAttr(op, attr, /*allowSingle=*/true)))
+      return failure();
+    // A result may not be given two different shardings: the one the user
+    // asked for (out_sharding) and another one (spmd.sharding).
+    if (op->hasAttr(kShardingAttrName))
+      for (OpResult result : op->getResults()) {
+        auto perValue = op->getAttrOfType<TensorShardingPerValueAttr>(
+            kShardingAttrName);
+        if (!perValue ||
+            result.getResultNumber() >= perValue.getShardings().size())
+          continue;
+        TensorShardingAttr other =
+            perValue.getShardings()[result.getResultNumber()];
+        TensorShardingAttr out =
+            isa<TensorShardingAttr>(attr.getValue())
+                ? cast<TensorShardingAttr>(attr.getValue())
+                : cast<TensorShardingPerValueAttr>(attr.getValue())
+                      .getShardings()[result.getResultNumber()];
+        if (other != out)
+          return op->emitOpError("'")
+                 << kShardingAttrName << "' and '" << kOutShardingAttrName
+                 << "' disagree on result " << result.getResultNumber()
+                 << ": " << other << " vs " << out;
+      }
+    return success();
+  }
   if (name == kShardingRuleAttrName)
     return verifyShardingRuleAttribute(op, attr);
   if (name == "spmd.sharding_origins" || name == "spmd.propagation_edges") {
