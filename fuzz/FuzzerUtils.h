@@ -17,10 +17,11 @@
 
 namespace mlir::tessera::fuzz {
 
-/// The context every input of a fuzz target is parsed in: all of Tessera's
-/// dialects and the upstream ones its programs use, loaded once,
-/// multithreading off, every diagnostic swallowed (bad input is expected;
-/// only crashes, hangs and sanitizer reports are failures).
+/// The context an input of a fuzz target is parsed in: all of Tessera's
+/// dialects and the upstream ones its programs use, multithreading off,
+/// every diagnostic swallowed (bad input is expected; only crashes, hangs and
+/// sanitizer reports are failures). Call it once per input: it is replaced
+/// by a fresh one every 20,000 calls, so memory stays bounded.
 MLIRContext &getContext();
 
 /// Ends the run with a message naming a broken invariant (round trip,

@@ -22,14 +22,14 @@
 using namespace mlir;
 
 static void checkRoundTrip(ModuleOp module, bool generic,
-                           const std::string &input) {
+                           const std::string &input, MLIRContext &ctx) {
   std::string printed;
   llvm::raw_string_ostream os(printed);
   OpPrintingFlags flags;
   if (generic)
     flags.printGenericOpForm();
   module->print(os, flags);
-  ParserConfig config(&tessera::fuzz::getContext());
+  ParserConfig config(&ctx);
   OwningOpRef<ModuleOp> reparsed = parseSourceString<ModuleOp>(printed, config);
   if (!reparsed || failed(verify(*reparsed)))
     tessera::fuzz::fail(generic ? "generic printout does not parse again"
@@ -39,11 +39,12 @@ static void checkRoundTrip(ModuleOp module, bool generic,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string input = tessera::fuzz::toText(data, size);
-  ParserConfig config(&tessera::fuzz::getContext());
+  MLIRContext &ctx = tessera::fuzz::getContext();
+  ParserConfig config(&ctx);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(input, config);
   if (!module || failed(verify(*module)))
     return 0;
-  checkRoundTrip(*module, /*generic=*/false, input);
-  checkRoundTrip(*module, /*generic=*/true, input);
+  checkRoundTrip(*module, /*generic=*/false, input, ctx);
+  checkRoundTrip(*module, /*generic=*/true, input, ctx);
   return 0;
 }
