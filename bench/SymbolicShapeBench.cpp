@@ -199,8 +199,14 @@ void BM_ChainCompareStrong(benchmark::State &state) {
   chainCompare(state, DecisionMode::Strong);
 }
 BENCHMARK(BM_ChainCompareJaxExact)
-    ->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ChainCompareStrong)
-    ->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -17,7 +17,8 @@ extern "C" {
 /// Adds Tessera's dialects (spmd, comm, poly), the upstream dialects Tessera
 /// programs use, and Tessera's external models (shape rules and, as they
 /// land, sharding rules) to `registry`.
-MLIR_CAPI_EXPORTED void tesseraRegisterAllDialects(MlirDialectRegistry registry);
+MLIR_CAPI_EXPORTED void
+tesseraRegisterAllDialects(MlirDialectRegistry registry);
 
 /// Registers every Tessera pass and pipeline (and MLIR's) with the global
 /// pass registry, so textual pipelines can name them.

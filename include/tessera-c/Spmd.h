@@ -72,9 +72,10 @@ MLIR_CAPI_EXPORTED intptr_t
 tesseraTensorShardingAttrGetDimNumAxes(MlirAttribute sharding, intptr_t dim);
 /// Axis `pos` of dimension `dim`, as the attribute prints it (`"x"` or
 /// `"x":(2)4`, with the quotes).
-MLIR_CAPI_EXPORTED void tesseraTensorShardingAttrGetDimAxis(
-    MlirAttribute sharding, intptr_t dim, intptr_t pos,
-    MlirStringCallback callback, void *userData);
+MLIR_CAPI_EXPORTED void
+tesseraTensorShardingAttrGetDimAxis(MlirAttribute sharding, intptr_t dim,
+                                    intptr_t pos, MlirStringCallback callback,
+                                    void *userData);
 /// Whether dimension `dim` is closed.
 MLIR_CAPI_EXPORTED bool
 tesseraTensorShardingAttrIsDimClosed(MlirAttribute sharding, intptr_t dim);

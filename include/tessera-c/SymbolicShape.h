@@ -57,9 +57,9 @@ MLIR_CAPI_EXPORTED void tesseraSymbolicScopeDestroy(TesseraSymbolicScope scope);
 /// Parses `expr` (one dimension expression, or a shape spec such as
 /// `"b, 2*d"`) and calls `callback` with its normal form. On error calls it
 /// with JAX's message instead and returns failure.
-MLIR_CAPI_EXPORTED MlirLogicalResult tesseraSymbolicNormalize(
-    TesseraSymbolicScope scope, MlirStringRef expr, MlirStringCallback callback,
-    void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+tesseraSymbolicNormalize(TesseraSymbolicScope scope, MlirStringRef expr,
+                         MlirStringCallback callback, void *userData);
 
 /// Compares two expressions with `op`, one of `>=`, `<=`, `>`, `<`, `==`,
 /// `!=`. For an inconclusive answer or an error, calls `errorCallback` (if

@@ -8,8 +8,8 @@
 
 #include "tessera/Dialect/Comm/IR/CommDialect.h"
 #include "tessera/Dialect/Poly/Extensions/SymbolicShapeExternalModels.h"
-#include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
+#include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -274,9 +274,8 @@ DimStatus DecisionState::addToState(Comparator cmp, const DimExpr &e,
            .second)
     return DimStatus::success();
   auto &list = exprConstraints[lead.term];
-  unsigned keyIndex =
-      static_cast<unsigned>(exprConstraints.find(lead.term) -
-                            exprConstraints.begin());
+  unsigned keyIndex = static_cast<unsigned>(exprConstraints.find(lead.term) -
+                                            exprConstraints.begin());
   unsigned listIndex = list.size();
   list.push_back(ExprConstraint{cmp, lead.coeff, e});
   for (const TermCoeff &tc : e.getImpl()->terms)

@@ -566,8 +566,7 @@ StrongDecision::rationalOptimum(const LinearRow &objective, bool down) {
     if (!vars.empty()) {
       unsigned root = classes.find(vars.front());
       for (const LinearRow *row : all)
-        if (hasVars(*row) &&
-            classes.find(row->coeffs.front().first) == root) {
+        if (hasVars(*row) && classes.find(row->coeffs.front().first) == root) {
           part.push_back(row);
           addVars(*row);
         }

@@ -14,13 +14,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessera/Version.h"
 #include "tessera/SymbolicShape/Decision.h"
 #include "tessera/SymbolicShape/DimExpr.h"
 #include "tessera/SymbolicShape/Evaluate.h"
 #include "tessera/SymbolicShape/Parser.h"
 #include "tessera/SymbolicShape/Scope.h"
 #include "tessera/SymbolicShape/Solve.h"
+#include "tessera/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

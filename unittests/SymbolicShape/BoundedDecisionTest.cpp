@@ -20,14 +20,6 @@ using namespace mlir::tessera::symbolic::testing;
 
 namespace {
 
-std::vector<std::string> chain(unsigned n) {
-  std::vector<std::string> constraints;
-  for (unsigned i = 1; i <= n; ++i)
-    constraints.push_back("v" + std::to_string(i) + " >= v" +
-                          std::to_string(i - 1) + " + 1");
-  return constraints;
-}
-
 struct ChainCase {
   unsigned n;
   DecisionMode mode;
@@ -37,20 +29,20 @@ class ChainTest : public SymbolicShapeTest,
                   public ::testing::WithParamInterface<ChainCase> {};
 
 TEST_P(ChainTest, UnrelatedVariablesStayInconclusive) {
-  SymbolicScope &s = scope(chain(GetParam().n), GetParam().mode);
+  SymbolicScope &s = scope(unitChain(GetParam().n), GetParam().mode);
   EXPECT_EQ(cmp(s, "b", CompareOp::GE, "c"), "inconclusive");
   EXPECT_EQ(cmp(s, "b + c", CompareOp::GE, "2"), "true");
 }
 
 TEST_P(ChainTest, NormalizesAndChecksSatisfiability) {
-  SymbolicScope &s = scope(chain(GetParam().n), GetParam().mode);
+  SymbolicScope &s = scope(unitChain(GetParam().n), GetParam().mode);
   EXPECT_TRUE(s.verifyConstraints().succeeded());
   EXPECT_EQ(str(parseDimExpr("a", s)), "a");
 }
 
 TEST_P(ChainTest, NeighboursAreOrdered) {
   unsigned n = GetParam().n;
-  SymbolicScope &s = scope(chain(n), GetParam().mode);
+  SymbolicScope &s = scope(unitChain(n), GetParam().mode);
   std::string last = "v" + std::to_string(n);
   std::string prev = "v" + std::to_string(n - 1);
   // JAX's procedure finds these bounds by recursing through the constraints
@@ -67,7 +59,7 @@ TEST_P(ChainTest, NeighboursAreOrdered) {
 
 TEST_P(ChainTest, WholeChain) {
   unsigned n = GetParam().n;
-  SymbolicScope &s = scope(chain(n), GetParam().mode);
+  SymbolicScope &s = scope(unitChain(n), GetParam().mode);
   std::string last = "v" + std::to_string(n);
   // JAX's state combines each constraint with the ones before it, so the
   // whole chain's difference is known in both modes.
@@ -90,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
 /// the chain must not use up the strong procedure's budget or make it give
 /// up on the small, independent part of the system.
 TEST_F(SymbolicShapeTest, StrongDecidesBesideLongChain) {
-  std::vector<std::string> constraints = chain(1000);
+  std::vector<std::string> constraints = unitChain(1000);
   SymbolicScope &jax = scope(constraints, DecisionMode::JaxExact);
   SymbolicScope &strong = scope(constraints, DecisionMode::Strong);
   EXPECT_EQ(cmp(jax, "b", CompareOp::GE, "mod(b, 3)"), "inconclusive");
@@ -100,7 +92,7 @@ TEST_F(SymbolicShapeTest, StrongDecidesBesideLongChain) {
 /// A chain whose facts are long but whose query needs an exact integer
 /// argument over few variables still gets it.
 TEST_F(SymbolicShapeTest, StrongExactOnSmallPartOfLargeSystem) {
-  std::vector<std::string> constraints = chain(200);
+  std::vector<std::string> constraints = unitChain(200);
   constraints.push_back("2*x >= 5");
   constraints.push_back("3*x <= 10");
   SymbolicScope &strong = scope(constraints, DecisionMode::Strong);

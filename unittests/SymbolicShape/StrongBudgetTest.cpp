@@ -23,15 +23,6 @@ using namespace mlir::tessera::symbolic::testing;
 
 namespace {
 
-/// `v1 >= v0 + 1`, ..., `v<n> >= v<n-1> + 1`.
-std::vector<std::string> unitChain(unsigned n) {
-  std::vector<std::string> cs;
-  for (unsigned i = 1; i <= n; ++i)
-    cs.push_back("v" + std::to_string(i) + " >= v" + std::to_string(i - 1) +
-                 " + 1");
-  return cs;
-}
-
 /// `v1 >= 2*v0`, ..., `v<n> >= 2*v<n-1>` (not a difference system).
 std::vector<std::string> doublingChain(unsigned n) {
   std::vector<std::string> cs;
@@ -43,7 +34,7 @@ std::vector<std::string> doublingChain(unsigned n) {
 std::string v(unsigned i) { return "v" + std::to_string(i); }
 
 class LongChainTest : public SymbolicShapeTest,
-                  public ::testing::WithParamInterface<unsigned> {};
+                      public ::testing::WithParamInterface<unsigned> {};
 
 TEST_P(LongChainTest, BothModesAgree) {
   unsigned n = GetParam();
@@ -98,7 +89,8 @@ TEST_P(LongChainTest, StrongFindsContradictionAtTheEnd) {
       << st.getError().getMessage();
 }
 
-INSTANTIATE_TEST_SUITE_P(Lengths, LongChainTest, ::testing::Values(100u, 1000u));
+INSTANTIATE_TEST_SUITE_P(Lengths, LongChainTest,
+                         ::testing::Values(100u, 1000u));
 
 TEST_F(SymbolicShapeTest, StrongWithinBudget) {
   // A small non-difference component: the strong mode decides it.
@@ -133,9 +125,9 @@ TEST_F(SymbolicShapeTest, StrongBeyondBudgetIsJax) {
 }
 
 /// Random difference-constraint systems (decided by the rational relaxation)
-/// with some mod terms (which need the exact check): where JAX answers, the strong mode gives
-/// the same answer, and every strong answer holds on all integer points of
-/// a box that satisfy the constraints.
+/// with some mod terms (which need the exact check): where JAX answers, the
+/// strong mode gives the same answer, and every strong answer holds on all
+/// integer points of a box that satisfy the constraints.
 TEST_F(SymbolicShapeTest, StrongAgreesWithJaxAndIsSound) {
   std::mt19937 rng(7);
   auto pick = [&](int lo, int hi) {

@@ -113,6 +113,15 @@ protected:
   SymbolicScope *defaultScopePtr = nullptr;
 };
 
+/// The chain of constraints `v1 >= v0 + 1`, ..., `v<n> >= v<n-1> + 1`.
+inline std::vector<std::string> unitChain(unsigned n) {
+  std::vector<std::string> constraints;
+  for (unsigned i = 1; i <= n; ++i)
+    constraints.push_back("v" + std::to_string(i) + " >= v" +
+                          std::to_string(i - 1) + " + 1");
+  return constraints;
+}
+
 } // namespace mlir::tessera::symbolic::testing
 
 #endif // TESSERA_UNITTESTS_SYMBOLICSHAPE_SYMBOLICSHAPETESTBASE_H

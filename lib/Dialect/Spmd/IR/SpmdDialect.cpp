@@ -69,8 +69,8 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
     // asked for (out_sharding) and another one (spmd.sharding).
     if (op->hasAttr(kShardingAttrName))
       for (OpResult result : op->getResults()) {
-        auto perValue = op->getAttrOfType<TensorShardingPerValueAttr>(
-            kShardingAttrName);
+        auto perValue =
+            op->getAttrOfType<TensorShardingPerValueAttr>(kShardingAttrName);
         if (!perValue ||
             result.getResultNumber() >= perValue.getShardings().size())
           continue;
@@ -84,8 +84,8 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
         if (other != out)
           return op->emitOpError("'")
                  << kShardingAttrName << "' and '" << kOutShardingAttrName
-                 << "' disagree on result " << result.getResultNumber()
-                 << ": " << other << " vs " << out;
+                 << "' disagree on result " << result.getResultNumber() << ": "
+                 << other << " vs " << out;
       }
     return success();
   }

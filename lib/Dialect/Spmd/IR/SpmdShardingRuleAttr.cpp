@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 #include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -678,7 +678,6 @@ mlir::tessera::spmd::verifyShardingRuleAttribute(Operation *op,
            << attr.getName().getValue() << "'";
   return verifyShardingRule(rule, op);
 }
-
 
 //===----------------------------------------------------------------------===//
 // getShardingRule
