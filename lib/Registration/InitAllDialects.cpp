@@ -9,6 +9,7 @@
 #include "tessera/Dialect/Comm/IR/CommDialect.h"
 #include "tessera/Dialect/Poly/Extensions/SymbolicShapeExternalModels.h"
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
+#include "tessera/Dialect/Spmd/Extensions/FuncExtension.h"
 #include "tessera/Dialect/Spmd/Extensions/ShardingRuleExternalModels.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 
@@ -27,6 +28,7 @@ void mlir::tessera::registerAllDialects(DialectRegistry &registry) {
   registry.insert<poly::PolyDialect>();
   poly::registerSymbolicShapeExternalModels(registry);
   spmd::registerShardingRuleExternalModels(registry);
+  spmd::registerFunctionShardingVerifierModels(registry);
 }
 
 void mlir::tessera::registerAllDialects(MLIRContext &context) {

@@ -244,13 +244,14 @@ func.func @missing_out_sharding(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.s
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
-// The user is verified before the (isolated) manual computation, whose
-// out_shardings name an unknown mesh.
+// Mesh-dependent checks run in program order (with the module's symbol
+// tables), so the unknown mesh is reported at the producer, not at the
+// all_gather that reads its sharding.
 func.func @operand_sharding_on_unknown_mesh(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'spmd.manual_computation' op result - unknown mesh: @other}}
   %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, [{}, {}]>] out_shardings=[<@other, [{"x"}, {}]>] manual_axes={} (%arg1: tensor<16x8xf32>) {
     spmd.return %arg1 : tensor<16x8xf32>
   } : (tensor<16x8xf32>) -> tensor<16x8xf32>
-  // expected-error @+1 {{'spmd.all_gather' op operand sharding refers to an unknown mesh: @other}}
   %1 = spmd.all_gather [{"x"}, {}] %0 out_sharding=<@mesh, [{}, {}]> : tensor<16x8xf32>
   return %1 : tensor<16x8xf32>
 }

@@ -99,13 +99,14 @@ func.func @drops_unreduced(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.shardi
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
-// The user is verified before the (isolated) manual computation, whose
-// out_shardings name an unknown axis.
+// Mesh-dependent checks run in program order (with the module's symbol
+// tables), so the producer's bad sharding is reported at the producer, and
+// the permute, which reads it, is never checked against it.
 func.func @operand_sharding_with_unknown_axis(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'spmd.manual_computation' op result - unknown axis name: "q"}}
   %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, [{}, {}]>] out_shardings=[<@mesh, [{"q"}, {}]>] manual_axes={} (%arg1: tensor<16x8xf32>) {
     spmd.return %arg1 : tensor<16x8xf32>
   } : (tensor<16x8xf32>) -> tensor<16x8xf32>
-  // expected-error @+1 {{'spmd.collective_permute' op operand sharding - unknown axis name: "q"}}
   %1 = spmd.collective_permute %0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
   return %1 : tensor<16x8xf32>
 }

@@ -895,13 +895,19 @@ MeshAttr TensorShardingAttr::getInlinedMesh() const {
   return dyn_cast<MeshAttr>(getMeshOrRef());
 }
 
-MeshAttr TensorShardingAttr::getMesh(Operation *from) const {
+MeshAttr
+TensorShardingAttr::getMesh(Operation *from,
+                            SymbolTableCollection *symbolTables) const {
   if (MeshAttr inlined = getInlinedMesh())
     return inlined;
   if (!from)
     return {};
   auto meshOp =
-      SymbolTable::lookupNearestSymbolFrom<MeshOp>(from, getMeshSymName());
+      symbolTables
+          ? symbolTables->lookupNearestSymbolFrom<MeshOp>(from,
+                                                          getMeshSymName())
+          : SymbolTable::lookupNearestSymbolFrom<MeshOp>(from,
+                                                         getMeshSymName());
   return meshOp ? meshOp.getMesh() : MeshAttr();
 }
 

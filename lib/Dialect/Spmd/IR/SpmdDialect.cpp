@@ -28,16 +28,38 @@ void SpmdDialect::initialize() {
       >();
 }
 
+/// True if the shardings of an attribute on `op` are verified later, by a
+/// `verifySymbolUses` hook: some refer to a mesh symbol, and `op` sits in a
+/// symbol table whose verifier runs those hooks with one shared
+/// `SymbolTableCollection`.
+static bool deferToSymbolUses(Operation *op,
+                              ArrayRef<TensorShardingAttr> shardings) {
+  return llvm::any_of(shardings, needsMeshLookup) &&
+         op->getParentWithTrait<OpTrait::SymbolTable>();
+}
+
 /// Verifies a `spmd.sharding` / `spmd.out_sharding` attribute attached to
 /// `op`: a per-value sharding with one entry per result (a single
 /// `#spmd.sharding` is also accepted for `spmd.out_sharding` on a
-/// single-result op).
-static LogicalResult verifyOpShardingAttr(Operation *op, NamedAttribute attr,
-                                          bool allowSingle) {
+/// single-result op). With `symbolTables` (from a `verifySymbolUses` hook)
+/// the meshes are resolved through it; without, shardings that need a mesh
+/// lookup are left to that hook when there is one.
+static LogicalResult
+verifyOpShardingAttr(Operation *op, NamedAttribute attr, bool allowSingle,
+                     SymbolTableCollection *symbolTables = nullptr) {
   EmitErrorFn emitError = getEmitErrorFn(op);
-  if (auto perValue = dyn_cast<TensorShardingPerValueAttr>(attr.getValue()))
+  if (auto perValue = dyn_cast<TensorShardingPerValueAttr>(attr.getValue())) {
+    if (!symbolTables && deferToSymbolUses(op, perValue.getShardings())) {
+      if (perValue.getShardings().size() != op->getNumResults())
+        return emitError("result")
+               << " shardings don't match number of values: "
+               << perValue.getShardings().size() << " shardings vs "
+               << op->getNumResults() << " values";
+      return success();
+    }
     return verifyTensorShardingPerValue(perValue, op->getResultTypes(), op,
-                                        emitError);
+                                        emitError, "result", symbolTables);
+  }
   if (auto single = dyn_cast<TensorShardingAttr>(attr.getValue());
       single && allowSingle) {
     if (op->getNumResults() != 1)
@@ -46,15 +68,61 @@ static LogicalResult verifyOpShardingAttr(Operation *op, NamedAttribute attr,
              << "' given as a single #spmd.sharding needs exactly one "
                 "result, got "
              << op->getNumResults();
+    if (!symbolTables && deferToSymbolUses(op, single))
+      return success();
     return verifyTensorSharding(
         single, op->getResult(0).getType(), op,
         getEmitValueInRangeErrorFn(
             [op](StringRef msg) { return op->emitOpError("result ") << msg; },
-            1, 0));
+            1, 0),
+        /*checkDivisibility=*/false, symbolTables);
   }
   return op->emitOpError("should have a sharding attribute of type "
                          "TensorShardingPerValueAttr for '")
          << attr.getName().getValue() << "'";
+}
+
+LogicalResult
+mlir::tessera::spmd::verifyOpShardingSymbolUses(
+    Operation *op, SymbolTableCollection &symbolTables) {
+  for (StringRef name :
+       {SpmdDialect::kShardingAttrName, SpmdDialect::kOutShardingAttrName}) {
+    Attribute value = op->getDiscardableAttr(name);
+    if (!value)
+      continue;
+    NamedAttribute attr(StringAttr::get(op->getContext(), name), value);
+    if (failed(verifyOpShardingAttr(
+            op, attr, name == SpmdDialect::kOutShardingAttrName,
+            &symbolTables)))
+      return failure();
+  }
+  return success();
+}
+
+/// The attribute hook of SymbolUserAttrInterface: `attr` is one of the
+/// discardable attributes of `op`; only the spmd ones are checked (once per
+/// op, by the first of them).
+static LogicalResult verifyShardingSymbolUses(Attribute attr, Operation *op,
+                                              SymbolTableCollection &tables) {
+  Attribute sharding = op->getDiscardableAttr(SpmdDialect::kShardingAttrName);
+  Attribute outSharding =
+      op->getDiscardableAttr(SpmdDialect::kOutShardingAttrName);
+  if (attr != sharding && attr != outSharding)
+    return success();
+  if (attr != sharding && sharding)
+    return success(); // Already checked by the `spmd.sharding` attribute.
+  return verifyOpShardingSymbolUses(op, tables);
+}
+
+LogicalResult
+TensorShardingAttr::verifySymbolUses(Operation *op,
+                                     SymbolTableCollection &symbolTables) const {
+  return verifyShardingSymbolUses(*this, op, symbolTables);
+}
+
+LogicalResult TensorShardingPerValueAttr::verifySymbolUses(
+    Operation *op, SymbolTableCollection &symbolTables) const {
+  return verifyShardingSymbolUses(*this, op, symbolTables);
 }
 
 LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
@@ -100,10 +168,14 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
   return op->emitOpError("unknown spmd attribute '") << name << "'";
 }
 
-/// Verifies a `spmd.sharding` on a function argument or result.
-static LogicalResult verifyFunctionValueAttr(Operation *op, Type type,
-                                             unsigned index, StringRef kind,
-                                             NamedAttribute attr) {
+/// Verifies a `spmd.sharding` on a function argument or result. Without
+/// `symbolTables`, a sharding whose mesh needs a lookup is left to the
+/// function's `verifySymbolUses` hook when it has one (see
+/// registerFunctionShardingVerifierModels).
+static LogicalResult
+verifyFunctionValueAttr(Operation *op, Type type, unsigned index,
+                        StringRef kind, NamedAttribute attr,
+                        SymbolTableCollection *symbolTables = nullptr) {
   EmitErrorFn emitError = [op, index, kind](StringRef msg) {
     return op->emitOpError(kind) << " " << index << " - " << msg;
   };
@@ -117,7 +189,39 @@ static LogicalResult verifyFunctionValueAttr(Operation *op, Type type,
   if (!sharding)
     return emitError("should have a sharding attribute of type "
                      "TensorShardingAttr");
-  return verifyTensorSharding(sharding, type, op, emitError);
+  if (!symbolTables && needsMeshLookup(sharding) &&
+      op->getParentWithTrait<OpTrait::SymbolTable>() &&
+      op->getContext()->getLoadedDialect<SpmdDialect>()->hasShardingSymbolUses(
+          op->getName()))
+    return success();
+  return verifyTensorSharding(sharding, type, op, emitError,
+                              /*checkDivisibility=*/false, symbolTables);
+}
+
+LogicalResult mlir::tessera::spmd::verifyFunctionShardingSymbolUses(
+    FunctionOpInterface func, SymbolTableCollection &symbolTables) {
+  Operation *op = func.getOperation();
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (Attribute attr =
+            func.getArgAttr(i, SpmdDialect::kShardingAttrName))
+      if (failed(verifyFunctionValueAttr(
+              op, func.getArgumentTypes()[i], i, "arg",
+              NamedAttribute(StringAttr::get(op->getContext(),
+                                             SpmdDialect::kShardingAttrName),
+                             attr),
+              &symbolTables)))
+        return failure();
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (Attribute attr =
+            func.getResultAttr(i, SpmdDialect::kShardingAttrName))
+      if (failed(verifyFunctionValueAttr(
+              op, func.getResultTypes()[i], i, "result",
+              NamedAttribute(StringAttr::get(op->getContext(),
+                                             SpmdDialect::kShardingAttrName),
+                             attr),
+              &symbolTables)))
+        return failure();
+  return success();
 }
 
 LogicalResult SpmdDialect::verifyRegionArgAttribute(Operation *op,

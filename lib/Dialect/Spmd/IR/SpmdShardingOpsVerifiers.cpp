@@ -92,17 +92,21 @@ static StringRef getJaxAxisTypeName(AxisType type) {
 // ShardingConstraintOp / ReshardOp / PropagationBarrierOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ShardingConstraintOp::verify() {
+LogicalResult
+ShardingConstraintOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   if (failed(verifyTensorSharding(getSharding(), getType(), getOperation(),
-                                  getEmitErrorFn(getOperation()))))
+                                  getEmitErrorFn(getOperation()),
+                                  /*checkDivisibility=*/false, symbolTables)))
     return failure();
   return verifyUnreducedTransition(
       getOperation(), spmd::getSharding(getInput()), getSharding());
 }
 
-LogicalResult ReshardOp::verify() {
+LogicalResult
+ReshardOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   if (failed(verifyTensorSharding(getSharding(), getType(), getOperation(),
-                                  getEmitErrorFn(getOperation()))))
+                                  getEmitErrorFn(getOperation()),
+                                  /*checkDivisibility=*/false, symbolTables)))
     return failure();
   return verifyUnreducedTransition(
       getOperation(), spmd::getSharding(getInput()), getSharding());
@@ -124,7 +128,8 @@ LogicalResult PropagationBarrierOp::verify() {
 /// free axes, no split manual axes, divisibility and local shapes.
 static LogicalResult verifyManualComputationValues(
     ManualComputationOp op, TypeRange globalTypes, TypeRange localTypes,
-    TensorShardingPerValueAttr shardings, StringRef valueKind) {
+    TensorShardingPerValueAttr shardings, StringRef valueKind,
+    SymbolTableCollection *symbolTables) {
   if (globalTypes.size() != localTypes.size())
     return op.emitOpError("number of op ")
            << valueKind << "s and region " << valueKind
@@ -139,7 +144,7 @@ static LogicalResult verifyManualComputationValues(
   for (auto [index, entry] : llvm::enumerate(llvm::zip_equal(
            globalTypes, localTypes, shardings.getShardings()))) {
     auto [globalType, localType, sharding] = entry;
-    MeshAttr mesh = sharding.getMesh(op);
+    MeshAttr mesh = sharding.getMesh(op, symbolTables);
     if (mesh.isMaximal())
       return op.emitOpError(valueKind)
              << " sharding at index " << index
@@ -206,7 +211,8 @@ static LogicalResult verifyManualComputationValues(
   return success();
 }
 
-LogicalResult ManualComputationOp::verify() {
+LogicalResult
+ManualComputationOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   ManualAxisToOwner parentManualAxes = getParentManualAxes(op);
   llvm::SmallDenseSet<StringRef> seenAxes;
@@ -235,16 +241,18 @@ LogicalResult ManualComputationOp::verify() {
 
   EmitErrorFn emitError = getEmitErrorFn(op);
   if (failed(verifyTensorShardingPerValue(getInShardings(), getOperandTypes(),
-                                          op, emitError, "operand")) ||
+                                          op, emitError, "operand",
+                                          symbolTables)) ||
       failed(verifyTensorShardingPerValue(getOutShardings(), getResultTypes(),
-                                          op, emitError, "result")))
+                                          op, emitError, "result",
+                                          symbolTables)))
     return failure();
 
   // All shardings (in and out) use one mesh, or the empty mesh.
   MeshAttr commonMesh;
   for (TensorShardingAttr sharding :
        llvm::concat<const TensorShardingAttr>(inShardings, outShardings)) {
-    MeshAttr mesh = sharding.getMesh(op);
+    MeshAttr mesh = sharding.getMesh(op, symbolTables);
     if (mesh.empty())
       continue;
     if (commonMesh && commonMesh != mesh)
@@ -259,10 +267,10 @@ LogicalResult ManualComputationOp::verify() {
   Operation *terminator = getBody().front().getTerminator();
   return failure(failed(verifyManualComputationValues(
                      *this, getOperandTypes(), getBody().getArgumentTypes(),
-                     getInShardings(), "operand")) ||
+                     getInShardings(), "operand", symbolTables)) ||
                  failed(verifyManualComputationValues(
                      *this, getResultTypes(), terminator->getOperandTypes(),
-                     getOutShardings(), "result")));
+                     getOutShardings(), "result", symbolTables)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -301,7 +309,8 @@ static LogicalResult verifyGlobalRegionTypes(Operation *op) {
 /// may use.
 static LogicalResult verifyAxesRegionOp(Operation *op, ArrayAttr axes,
                                         TensorShardingPerValueAttr shardings,
-                                        bool isAuto) {
+                                        bool isAuto,
+                                        SymbolTableCollection *symbolTables) {
   if (failed(verifyGlobalRegionTypes(op)))
     return failure();
 
@@ -314,12 +323,13 @@ static LogicalResult verifyAxesRegionOp(Operation *op, ArrayAttr axes,
   TypeRange types = isAuto ? TypeRange(op->getResultTypes())
                            : TypeRange(op->getOperandTypes());
   if (failed(verifyTensorShardingPerValue(shardings, types, op,
-                                          getEmitErrorFn(op), valueKind)))
+                                          getEmitErrorFn(op), valueKind,
+                                          symbolTables)))
     return failure();
 
   MeshAttr mesh;
   for (TensorShardingAttr sharding : shardings.getShardings()) {
-    MeshAttr shardingMesh = sharding.getMesh(op);
+    MeshAttr shardingMesh = sharding.getMesh(op, symbolTables);
     if (!shardingMesh.empty() && !shardingMesh.isMaximal()) {
       mesh = shardingMesh;
       break;
@@ -374,14 +384,16 @@ static LogicalResult verifyAxesRegionOp(Operation *op, ArrayAttr axes,
   return success();
 }
 
-LogicalResult AutoAxesOp::verify() {
+LogicalResult
+AutoAxesOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   return verifyAxesRegionOp(getOperation(), getAxes(), getOutShardingsAttr(),
-                            /*isAuto=*/true);
+                            /*isAuto=*/true, symbolTables);
 }
 
-LogicalResult ExplicitAxesOp::verify() {
+LogicalResult
+ExplicitAxesOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   return verifyAxesRegionOp(getOperation(), getAxes(), getInShardingsAttr(),
-                            /*isAuto=*/false);
+                            /*isAuto=*/false, symbolTables);
 }
 
 //===----------------------------------------------------------------------===//
@@ -450,7 +462,8 @@ struct CollectiveContext {
 /// 4. both shardings have the same rank.
 static FailureOr<CollectiveContext>
 verifyCollective(Operation *op, TensorShardingAttr outSharding,
-                 bool allowMissingOperandSharding, bool allowDifferentMeshes) {
+                 bool allowMissingOperandSharding, bool allowDifferentMeshes,
+                 SymbolTableCollection *symbolTables) {
   Value operand = op->getOperand(0);
   Type resultType = op->getResult(0).getType();
   CollectiveContext ctx;
@@ -464,11 +477,12 @@ verifyCollective(Operation *op, TensorShardingAttr outSharding,
   }
 
   if (failed(verifyTensorSharding(outSharding, resultType, op,
-                                  getEmitErrorFn(op))))
+                                  getEmitErrorFn(op),
+                                  /*checkDivisibility=*/false, symbolTables)))
     return failure();
 
-  ctx.mesh = outSharding.getMesh(op);
-  ctx.operandMesh = getMesh(ctx.operandSharding, operand);
+  ctx.mesh = outSharding.getMesh(op, symbolTables);
+  ctx.operandMesh = getMesh(ctx.operandSharding, operand, symbolTables);
   if (!ctx.operandMesh)
     return op->emitOpError("operand sharding refers to an unknown mesh: ")
            << ctx.operandSharding.getMeshSymName();
@@ -597,11 +611,13 @@ static LogicalResult verifyReduction(Operation *op,
   return success();
 }
 
-LogicalResult AllGatherOp::verify() {
+LogicalResult
+AllGatherOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   FailureOr<CollectiveContext> ctx =
       verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
-                       /*allowDifferentMeshes=*/false);
+                       /*allowDifferentMeshes=*/false,
+                       symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getGatheringAxes().getValue();
@@ -622,11 +638,13 @@ LogicalResult AllGatherOp::verify() {
   return verifyUnreducedUnchanged(op, ctx->operandSharding, getOutSharding());
 }
 
-LogicalResult AllSliceOp::verify() {
+LogicalResult
+AllSliceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   FailureOr<CollectiveContext> ctx =
       verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
-                       /*allowDifferentMeshes=*/false);
+                       /*allowDifferentMeshes=*/false,
+                       symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getSlicingAxes().getValue();
@@ -643,11 +661,13 @@ LogicalResult AllSliceOp::verify() {
   return verifyUnreducedUnchanged(op, ctx->operandSharding, getOutSharding());
 }
 
-LogicalResult AllToAllOp::verify() {
+LogicalResult
+AllToAllOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   FailureOr<CollectiveContext> ctx =
       verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
-                       /*allowDifferentMeshes=*/false);
+                       /*allowDifferentMeshes=*/false,
+                       symbolTables);
   if (failed(ctx))
     return failure();
   TensorShardingAttr outSharding = getOutSharding();
@@ -718,11 +738,13 @@ LogicalResult AllToAllOp::verify() {
   return verifyUnreducedUnchanged(op, ctx->operandSharding, outSharding);
 }
 
-LogicalResult CollectivePermuteOp::verify() {
+LogicalResult
+CollectivePermuteOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   FailureOr<CollectiveContext> ctx =
       verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
-                       /*allowDifferentMeshes=*/true);
+                       /*allowDifferentMeshes=*/true,
+                       symbolTables);
   if (failed(ctx))
     return failure();
   TensorShardingAttr outSharding = getOutSharding();
@@ -753,11 +775,13 @@ LogicalResult CollectivePermuteOp::verify() {
   return verifyUnreducedUnchanged(op, ctx->operandSharding, outSharding);
 }
 
-LogicalResult AllReduceOp::verify() {
+LogicalResult
+AllReduceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   FailureOr<CollectiveContext> ctx =
       verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
-                       /*allowDifferentMeshes=*/false);
+                       /*allowDifferentMeshes=*/false,
+                       symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefAttr> reductionAxes = getReductionAxes().getValue();
@@ -775,11 +799,13 @@ LogicalResult AllReduceOp::verify() {
                          reductionAxes, getReductionKind());
 }
 
-LogicalResult ReduceScatterOp::verify() {
+LogicalResult
+ReduceScatterOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
   FailureOr<CollectiveContext> ctx =
       verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
-                       /*allowDifferentMeshes=*/false);
+                       /*allowDifferentMeshes=*/false,
+                       symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getReduceScatterAxes().getValue();
@@ -800,4 +826,83 @@ LogicalResult ReduceScatterOp::verify() {
       return failure();
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Verification entry points
+//===----------------------------------------------------------------------===//
+
+/// `verify` of an op whose checks resolve meshes: inside a symbol table they
+/// run later, from `verifySymbolUses` with the module's shared symbol tables.
+template <typename OpT>
+static LogicalResult verifyUnlessInSymbolTable(OpT op) {
+  if (op->template getParentWithTrait<OpTrait::SymbolTable>())
+    return success();
+  return op.verifyWithMeshes(/*symbolTables=*/nullptr);
+}
+
+LogicalResult ShardingConstraintOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult ReshardOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+ReshardOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult ManualComputationOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+ManualComputationOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult AutoAxesOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+AutoAxesOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult ExplicitAxesOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+ExplicitAxesOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult AllGatherOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult AllSliceOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+AllSliceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult AllToAllOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult CollectivePermuteOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult AllReduceOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult ReduceScatterOp::verify() { return verifyUnlessInSymbolTable(*this); }
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
 }

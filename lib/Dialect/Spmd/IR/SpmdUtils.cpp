@@ -66,13 +66,14 @@ TensorShardingAttr mlir::tessera::spmd::getFuncResultSharding(Operation *op,
 }
 
 MeshAttr mlir::tessera::spmd::getMesh(TensorShardingAttr sharding,
-                                      Value value) {
+                                      Value value,
+                                      SymbolTableCollection *symbolTables) {
   if (!sharding)
     return {};
   Operation *anchor = value.getDefiningOp();
   if (!anchor)
     anchor = cast<BlockArgument>(value).getOwner()->getParentOp();
-  return sharding.getMesh(anchor);
+  return sharding.getMesh(anchor, symbolTables);
 }
 
 //===----------------------------------------------------------------------===//

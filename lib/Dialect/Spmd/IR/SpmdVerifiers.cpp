@@ -197,17 +197,23 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
 
 LogicalResult mlir::tessera::spmd::verifyTensorSharding(
     TensorShardingAttr sharding, Type type, Operation *op,
-    EmitErrorFn emitError, bool checkDivisibility) {
-  MeshAttr mesh = sharding.getMesh(op);
+    EmitErrorFn emitError, bool checkDivisibility,
+    SymbolTableCollection *symbolTables) {
+  MeshAttr mesh = sharding.getMesh(op, symbolTables);
   if (!mesh)
     return emitError("unknown mesh: ") << sharding.getMeshSymName();
   return verifyTensorSharding(sharding, type, mesh, emitError,
                               checkDivisibility, getParentManualAxes(op));
 }
 
+bool mlir::tessera::spmd::needsMeshLookup(TensorShardingAttr sharding) {
+  return sharding && !sharding.getInlinedMesh();
+}
+
 LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
     TensorShardingPerValueAttr attr, TypeRange types, Operation *op,
-    EmitErrorFn emitError, StringRef valueKind) {
+    EmitErrorFn emitError, StringRef valueKind,
+    SymbolTableCollection *symbolTables) {
   ArrayRef<TensorShardingAttr> shardings = attr.getShardings();
   if (shardings.size() != types.size())
     return emitError(valueKind)
@@ -221,9 +227,11 @@ LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
           return emitError(valueKind) << " " << msg;
         },
         types.size(), i);
-    if (failed(verifyTensorSharding(sharding, type, op, valueError)))
+    if (failed(verifyTensorSharding(sharding, type, op, valueError,
+                                    /*checkDivisibility=*/false,
+                                    symbolTables)))
       return failure();
-    MeshAttr mesh = sharding.getMesh(op);
+    MeshAttr mesh = sharding.getMesh(op, symbolTables);
     if (mesh.empty())
       continue;
     if (commonMesh && commonMesh != mesh)

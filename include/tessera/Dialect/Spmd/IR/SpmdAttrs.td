@@ -9,6 +9,7 @@
 
 include "tessera/Dialect/Spmd/IR/SpmdBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 class Spmd_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Spmd_Dialect, name, traits> {
@@ -243,7 +244,8 @@ def Spmd_DimensionShardingAttr
   }];
 }
 
-def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding"> {
+def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding",
+    [DeclareAttrInterfaceMethods<SymbolUserAttrInterface>]> {
   let summary = "the sharding of a tensor over a mesh";
   let description = [{
     ```mlir
@@ -301,7 +303,13 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding"> {
     MeshAttr getInlinedMesh() const;
     /// Resolves the mesh: the inlined one, or the `spmd.mesh` symbol looked
     /// up from `from` (nearest symbol table upwards). Null if not found.
-    MeshAttr getMesh(::mlir::Operation *from) const;
+    /// Passes and verifiers that resolve many shardings pass a
+    /// `SymbolTableCollection`: each symbol table is then indexed once, and
+    /// every later lookup is a hash-table hit instead of a scan of the
+    /// module.
+    MeshAttr getMesh(::mlir::Operation *from,
+                     ::mlir::SymbolTableCollection *symbolTables = nullptr)
+        const;
     /// True if no dimension is sharded and there are no unreduced axes.
     bool isFullyReplicated() const;
     /// True if every dimension is closed.
@@ -322,7 +330,8 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding"> {
 }
 
 def Spmd_TensorShardingPerValueAttr
-    : Spmd_Attr<"TensorShardingPerValue", "sharding_per_value"> {
+    : Spmd_Attr<"TensorShardingPerValue", "sharding_per_value",
+                [DeclareAttrInterfaceMethods<SymbolUserAttrInterface>]> {
   let summary = "one sharding per op result";
   let description = [{
     ```mlir

@@ -57,6 +57,23 @@ def Spmd_Dialect : Dialect {
     /// sharding is ambiguous (JAX's `out_sharding=`).
     static constexpr ::llvm::StringLiteral kOutShardingAttrName =
         "spmd.out_sharding";
+
+    /// Marks `name` (a function op) as verifying the `spmd.sharding`
+    /// attributes of its arguments and results in its `verifySymbolUses`
+    /// hook (see registerFunctionShardingVerifierModels), so that the
+    /// dialect's argument/result attribute hooks skip the mesh lookups.
+    void addFunctionWithShardingSymbolUses(::mlir::OperationName name) {
+      functionsWithShardingSymbolUses.insert(name);
+    }
+    /// True if `name` was marked by addFunctionWithShardingSymbolUses.
+    bool hasShardingSymbolUses(::mlir::OperationName name) const {
+      return functionsWithShardingSymbolUses.contains(name);
+    }
+
+  private:
+    ::llvm::DenseSet<::mlir::OperationName> functionsWithShardingSymbolUses;
+
+  public:
   }];
 }
 

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include "tessera/Dialect/Spmd/IR/SpmdEnums.h.inc"
 

@@ -20,6 +20,25 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 class Spmd_Op<string mnemonic, list<Trait> traits = []>
     : Op<Spmd_Dialect, mnemonic, traits>;
 
+// An op whose verification resolves meshes. Inside a symbol table (a module)
+// it is verified by `verifySymbolUses`, which the module's verifier calls
+// with one `SymbolTableCollection` shared by every symbol user: each mesh
+// symbol is then found with a hash lookup instead of a scan of the module.
+// Outside any symbol table, `verify` runs the same checks directly. Both call
+// `verifyWithMeshes`, defined in SpmdShardingOpsVerifiers.cpp.
+class Spmd_MeshUserOp<string mnemonic, list<Trait> traits = []>
+    : Spmd_Op<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  let hasVerifier = 1;
+  code meshUserDeclaration = [{
+    /// The checks of `verify`/`verifySymbolUses`; resolves meshes through
+    /// `symbolTables` when given.
+    ::llvm::LogicalResult
+    verifyWithMeshes(::mlir::SymbolTableCollection *symbolTables);
+  }];
+  let extraClassDeclaration = meshUserDeclaration;
+}
+
 //===----------------------------------------------------------------------===//
 // MeshOp
 //===----------------------------------------------------------------------===//

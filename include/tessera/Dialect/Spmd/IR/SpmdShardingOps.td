@@ -22,7 +22,7 @@
 // ShardingConstraintOp
 //===----------------------------------------------------------------------===//
 
-def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint",
+def Spmd_ShardingConstraintOp : Spmd_MeshUserOp<"sharding_constraint",
     [Elementwise, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Spmd_ResultShardingOpInterface>]> {
   let summary = "constrains a tensor to a sharding";
@@ -64,7 +64,7 @@ def Spmd_ShardingConstraintOp : Spmd_Op<"sharding_constraint",
 // ReshardOp
 //===----------------------------------------------------------------------===//
 
-def Spmd_ReshardOp : Spmd_Op<"reshard",
+def Spmd_ReshardOp : Spmd_MeshUserOp<"reshard",
     [Pure, Elementwise, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Spmd_ResultShardingOpInterface>]> {
   let summary = "reshards a tensor to a different sharding";
@@ -122,7 +122,7 @@ def Spmd_ReturnOp : Spmd_Op<"return",
 // ManualComputationOp
 //===----------------------------------------------------------------------===//
 
-def Spmd_ManualComputationOp : Spmd_Op<"manual_computation",
+def Spmd_ManualComputationOp : Spmd_MeshUserOp<"manual_computation",
     [RecursiveMemoryEffects, SingleBlockImplicitTerminator<"ReturnOp">,
      IsolatedFromAbove, RecursivelySpeculatable,
      DeclareOpInterfaceMethods<Spmd_ResultShardingOpInterface>]> {
@@ -185,7 +185,7 @@ def Spmd_ManualComputationOp : Spmd_Op<"manual_computation",
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = meshUserDeclaration # [{
     /// The sharding of operand `index`.
     TensorShardingAttr getInSharding(unsigned index) {
       return getInShardings().getShardings()[index];
@@ -205,7 +205,7 @@ def Spmd_ManualComputationOp : Spmd_Op<"manual_computation",
 // AutoAxesOp / ExplicitAxesOp
 //===----------------------------------------------------------------------===//
 
-def Spmd_AutoAxesOp : Spmd_Op<"auto_axes",
+def Spmd_AutoAxesOp : Spmd_MeshUserOp<"auto_axes",
     [RecursiveMemoryEffects, SingleBlockImplicitTerminator<"ReturnOp">,
      IsolatedFromAbove, RecursivelySpeculatable,
      DeclareOpInterfaceMethods<Spmd_ResultShardingOpInterface>]> {
@@ -257,7 +257,7 @@ def Spmd_AutoAxesOp : Spmd_Op<"auto_axes",
   let hasVerifier = 1;
 }
 
-def Spmd_ExplicitAxesOp : Spmd_Op<"explicit_axes",
+def Spmd_ExplicitAxesOp : Spmd_MeshUserOp<"explicit_axes",
     [RecursiveMemoryEffects, SingleBlockImplicitTerminator<"ReturnOp">,
      IsolatedFromAbove, RecursivelySpeculatable,
      DeclareOpInterfaceMethods<Spmd_ResultShardingOpInterface>]> {
@@ -378,7 +378,7 @@ def Spmd_PropagationBarrierOp : Spmd_Op<"propagation_barrier",
 //===----------------------------------------------------------------------===//
 
 class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Spmd_Op<mnemonic, !listconcat(traits,
+    : Spmd_MeshUserOp<mnemonic, !listconcat(traits,
         [Pure, SameOperandsAndResultType, InferTypeOpInterface,
          DeclareOpInterfaceMethods<Spmd_ResultShardingOpInterface>])> {
   let results = (outs AnyRankedTensor:$result);

@@ -25,8 +25,10 @@ TensorShardingAttr getSharding(Value value);
 /// result attribute), or null.
 TensorShardingAttr getFuncResultSharding(Operation *funcOp, unsigned index);
 
-/// Resolves the mesh of `sharding` from the IR around `value`, or null.
-MeshAttr getMesh(TensorShardingAttr sharding, Value value);
+/// Resolves the mesh of `sharding` from the IR around `value`, or null
+/// (through `symbolTables` when given; see TensorShardingAttr::getMesh).
+MeshAttr getMesh(TensorShardingAttr sharding, Value value,
+                 SymbolTableCollection *symbolTables = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Axis types in context

@@ -16,6 +16,8 @@
 #include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -65,18 +67,40 @@ LogicalResult verifyTensorSharding(TensorShardingAttr sharding, Type type,
                                    MeshAttr mesh, EmitErrorFn emitError,
                                    bool checkDivisibility = false);
 
-/// As above, resolving the mesh from `op` (`unknown mesh: @m` if missing)
-/// and taking the manual axes bound around `op`.
-LogicalResult verifyTensorSharding(TensorShardingAttr sharding, Type type,
-                                   Operation *op, EmitErrorFn emitError,
-                                   bool checkDivisibility = false);
+/// As above, resolving the mesh from `op` (`unknown mesh: @m` if missing;
+/// through `symbolTables` when given) and taking the manual axes bound
+/// around `op`.
+LogicalResult
+verifyTensorSharding(TensorShardingAttr sharding, Type type, Operation *op,
+                     EmitErrorFn emitError, bool checkDivisibility = false,
+                     SymbolTableCollection *symbolTables = nullptr);
 
 /// Verifies one sharding per type (`<kind> [i] - ...` prefixes), and that all
 /// shardings use the same mesh (or an empty one).
-LogicalResult verifyTensorShardingPerValue(TensorShardingPerValueAttr attr,
-                                           TypeRange types, Operation *op,
-                                           EmitErrorFn emitError,
-                                           StringRef valueKind = "result");
+LogicalResult verifyTensorShardingPerValue(
+    TensorShardingPerValueAttr attr, TypeRange types, Operation *op,
+    EmitErrorFn emitError, StringRef valueKind = "result",
+    SymbolTableCollection *symbolTables = nullptr);
+
+/// True if verifying `sharding` needs a symbol lookup (its mesh is a
+/// reference to an `spmd.mesh`). Such shardings are verified in
+/// `verifySymbolUses` hooks, where a `SymbolTableCollection` resolves every
+/// mesh of a module with one index, instead of in per-op verifiers, where
+/// each lookup would scan the module.
+bool needsMeshLookup(TensorShardingAttr sharding);
+
+/// Verifies the discardable `spmd.sharding` and `spmd.out_sharding`
+/// attributes of `op` that refer to mesh symbols (the other checks of these
+/// attributes run in the dialect's attribute verifier).
+LogicalResult verifyOpShardingSymbolUses(Operation *op,
+                                         SymbolTableCollection &symbolTables);
+
+/// Verifies the `spmd.sharding` attributes of the arguments and results of
+/// `func`, resolving meshes through `symbolTables` (the `verifySymbolUses`
+/// hook that registerFunctionShardingVerifierModels attaches).
+LogicalResult
+verifyFunctionShardingSymbolUses(FunctionOpInterface func,
+                                 SymbolTableCollection &symbolTables);
 
 /// Verifies a list of axis refs against `mesh`: known axes, no duplicates
 /// (also against `seen`, which is updated), merged sub-axes, valid and
