@@ -118,7 +118,7 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @reduce_sum_unreduced_with_min(%arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], unreduced={"x"}>}) -> tensor<8xf32> {
   // expected-error @+1 {{'spmd.all_reduce' op cannot reduce 'sum' unreduced axes. Expected 'min'.}}
-  %0 = spmd.all_reduce [min] {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
+  %0 = spmd.all_reduce min {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -148,7 +148,7 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @drops_other_unreduced_axis(%arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], unreduced=max{"x", "y"}>}) -> tensor<8xf32> {
   // expected-error @+1 {{'spmd.all_reduce' op result unreduced axes {} don't match expected unreduced axes max{"y"}}}
-  %0 = spmd.all_reduce [max] {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
+  %0 = spmd.all_reduce max {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -158,7 +158,7 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @changes_kind_of_kept_axis(%arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], unreduced=max{"x", "y"}>}) -> tensor<8xf32> {
   // expected-error @+1 {{'spmd.all_reduce' op cannot change the reduction operator of kept unreduced axes from max to sum.}}
-  %0 = spmd.all_reduce [max] {"x"} %arg0 out_sharding=<@mesh, [{}], unreduced={"y"}> : tensor<8xf32>
+  %0 = spmd.all_reduce max {"x"} %arg0 out_sharding=<@mesh, [{}], unreduced={"y"}> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -178,7 +178,7 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @unknown_reduction_kind(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{unknown reduction kind 'prod', expected 'sum', 'max' or 'min'}}
-  %0 = spmd.all_reduce [prod] {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
+  %0 = spmd.all_reduce prod {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -186,8 +186,10 @@ func.func @unknown_reduction_kind(%arg0: tensor<8xf32>) -> tensor<8xf32> {
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
-func.func @kind_not_in_brackets(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+// The reduction kind is a bare keyword, as in `#spmd.sharding`'s
+// `unreduced=max{...}`; a bracketed kind is not the syntax.
+func.func @kind_in_brackets(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{expected '{'}}
-  %0 = spmd.all_reduce max {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
+  %0 = spmd.all_reduce [max] {"x"} %arg0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }

@@ -10,7 +10,7 @@ func.func @empty_collectives(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.shar
   %0 = spmd.all_gather [{}, {}] %arg0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
   %1 = spmd.all_slice [{}, {}] %0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
   %2 = spmd.all_reduce {} %1 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
-  %3 = spmd.reduce_scatter [max] [{}, {}] %2 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
+  %3 = spmd.reduce_scatter max [{}, {}] %2 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
   %4 = spmd.all_to_all [{}: 0->1] %3 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
   return %4 : tensor<16x8xf32>
 }
@@ -222,10 +222,10 @@ spmd.mesh @mesh = <["x"=2, "y"=2, "z"=2, "p"=2]>
 // CHECK-LABEL: func.func @reduce_scatter_fusion_with_residual_slice
 // CHECK-SAME: (%[[ARG:.*]]: tensor<16x8xf32>)
 func.func @reduce_scatter_fusion_with_residual_slice(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // CHECK-NEXT: %[[RS:.*]] = spmd.reduce_scatter [max] [{"x"}, {"y"}] %[[ARG]] out_sharding=<@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
+  // CHECK-NEXT: %[[RS:.*]] = spmd.reduce_scatter max [{"x"}, {"y"}] %[[ARG]] out_sharding=<@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
   // CHECK-NEXT: %[[S:.*]] = spmd.all_slice [{"z"}, {"p"}] %[[RS]] out_sharding=<@mesh, [{"x", "z"}, {"y", "p"}]> : tensor<16x8xf32>
   // CHECK-NEXT: return %[[S]]
-  %0 = spmd.all_reduce [max] {"x", "y"} %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<16x8xf32>
+  %0 = spmd.all_reduce max {"x", "y"} %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<16x8xf32>
   %1 = spmd.all_slice [{"x", "z"}, {"y", "p"}] %0 out_sharding=<@mesh, [{"x", "z"}, {"y", "p"}]> : tensor<16x8xf32>
   return %1 : tensor<16x8xf32>
 }

@@ -320,10 +320,10 @@ spmd.mesh @mesh = <["x"=2, "y"=2, "z"=2]>
 func.func @all_reduce(%arg0: tensor<16x2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}], unreduced={"y", "z"}>}, %arg1: tensor<16x2xf32>) -> (tensor<16x2xf32>, tensor<16x2xf32>, tensor<16x2xf32>) {
   // CHECK: %[[R0:.*]] = spmd.all_reduce {"y"} %{{.*}} out_sharding=<@mesh, [{}, {"x"}], unreduced={"z"}> : tensor<16x2xf32>
   %0 = spmd.all_reduce {"y"} %arg0 out_sharding=<@mesh, [{}, {"x"}], unreduced={"z"}> : tensor<16x2xf32>
-  // CHECK: spmd.all_reduce [max] {"y"} %{{.*}} out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
-  %1 = spmd.all_reduce [max] {"y"} %arg1 out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
-  // CHECK: spmd.all_reduce [min] {"x", "y"} %{{.*}} out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
-  %2 = spmd.all_reduce [min] {"x", "y"} %arg1 out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
+  // CHECK: spmd.all_reduce max {"y"} %{{.*}} out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
+  %1 = spmd.all_reduce max {"y"} %arg1 out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
+  // CHECK: spmd.all_reduce min {"x", "y"} %{{.*}} out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
+  %2 = spmd.all_reduce min {"x", "y"} %arg1 out_sharding=<@mesh, [{}, {}]> : tensor<16x2xf32>
   return %0, %1, %2 : tensor<16x2xf32>, tensor<16x2xf32>, tensor<16x2xf32>
 }
 
@@ -331,13 +331,13 @@ func.func @all_reduce(%arg0: tensor<16x2xf32> {spmd.sharding = #spmd.sharding<@m
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
-// Tests that an explicit `[sum]` is accepted and printed as the default.
+// Tests that an explicit `sum` is accepted and printed as the default.
 // CHECK-LABEL: func.func @all_reduce_explicit_sum
 func.func @all_reduce_explicit_sum(%arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], unreduced=max{"x"}>}) -> tensor<8xf32> {
   // CHECK: %[[S:.*]] = spmd.all_reduce {"y"} %{{.*}} out_sharding=<@mesh, [{}], unreduced=max{"x"}>
-  %0 = spmd.all_reduce [sum] {"y"} %arg0 out_sharding=<@mesh, [{}], unreduced=max{"x"}> : tensor<8xf32>
-  // CHECK: spmd.all_reduce [max] {"x"} %[[S]] out_sharding=<@mesh, [{}]>
-  %1 = spmd.all_reduce [max] {"x"} %0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
+  %0 = spmd.all_reduce sum {"y"} %arg0 out_sharding=<@mesh, [{}], unreduced=max{"x"}> : tensor<8xf32>
+  // CHECK: spmd.all_reduce max {"x"} %[[S]] out_sharding=<@mesh, [{}]>
+  %1 = spmd.all_reduce max {"x"} %0 out_sharding=<@mesh, [{}]> : tensor<8xf32>
   return %1 : tensor<8xf32>
 }
 
@@ -350,8 +350,8 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 func.func @reduce_scatter(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}, %arg1: tensor<16x8xf32>) -> (tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>) {
   // CHECK: spmd.reduce_scatter [{}, {"y"}] %{{.*}} out_sharding=<@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
   %0 = spmd.reduce_scatter [{}, {"y"}] %arg0 out_sharding=<@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
-  // CHECK: spmd.reduce_scatter [max] [{"x", "y"}, {}] %{{.*}} out_sharding=<@mesh, [{"x", "y"}, {}]> : tensor<16x8xf32>
-  %1 = spmd.reduce_scatter [max] [{"x", "y"}, {}] %arg1 out_sharding=<@mesh, [{"x", "y"}, {}]> : tensor<16x8xf32>
+  // CHECK: spmd.reduce_scatter max [{"x", "y"}, {}] %{{.*}} out_sharding=<@mesh, [{"x", "y"}, {}]> : tensor<16x8xf32>
+  %1 = spmd.reduce_scatter max [{"x", "y"}, {}] %arg1 out_sharding=<@mesh, [{"x", "y"}, {}]> : tensor<16x8xf32>
   // CHECK: spmd.reduce_scatter [{}, {}] %{{.*}} out_sharding=<@mesh, [{}, {}]> : tensor<16x8xf32>
   %2 = spmd.reduce_scatter [{}, {}] %arg1 out_sharding=<@mesh, [{}, {}]> : tensor<16x8xf32>
   return %0, %1, %2 : tensor<16x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>

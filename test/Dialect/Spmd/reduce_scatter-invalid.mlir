@@ -78,6 +78,6 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @unknown_reduction_kind(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // expected-error @+1 {{unknown reduction kind 'avg', expected 'sum', 'max' or 'min'}}
-  %0 = spmd.reduce_scatter [avg] [{}, {"y"}] %arg0 out_sharding=<@mesh, [{}, {"y"}]> : tensor<16x8xf32>
+  %0 = spmd.reduce_scatter avg [{}, {"y"}] %arg0 out_sharding=<@mesh, [{}, {"y"}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

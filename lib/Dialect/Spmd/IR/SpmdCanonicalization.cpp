@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 
@@ -182,31 +183,35 @@ struct ReduceScatterFusion : public OpRewritePattern<AllSliceOp> {
       return rewriter.notifyMatchFailure(
           op, "not every reduction axis leads a dimension's slicing axes");
 
-    // The reduce_scatter's result: the operand's dimension axes plus the
-    // scattered ones; everything else as in the final sharding.
+    // The reduce_scatter's result is what the shared collective algebra
+    // derives from the all_reduce's input sharding.
     TensorShardingAttr finalSharding = op.getOutSharding();
-    TensorShardingAttr operandSharding = getSharding(allReduce.getTensor());
-    SmallVector<SmallVector<AxisRefAttr>> dimAxes;
-    for (auto [dim, scatter] : llvm::enumerate(scatterAxes)) {
-      SmallVector<AxisRefAttr> axes;
-      if (operandSharding)
-        axes = llvm::to_vector(operandSharding.getDimSharding(dim).getAxes());
-      for (AxisRefAttr ref : scatter.getValue())
-        appendAxisOrMerge(axes, ref, mesh);
-      dimAxes.push_back(std::move(axes));
-    }
+    TensorShardingAttr inSharding = allReduce.getInShardingAttr();
+    if (!inSharding)
+      inSharding = getSharding(allReduce.getTensor());
+    if (!inSharding)
+      inSharding = TensorShardingAttr::getReplicated(
+          ctx, finalSharding.getMeshOrRef(), finalSharding.getRank(),
+          /*closed=*/true);
+    FailureOr<TensorShardingAttr> scatteredSharding =
+        inferReduceScatterSharding(inSharding, scatterAxes,
+                                   allReduce.getReductionKind(), mesh);
+    if (failed(scatteredSharding))
+      return rewriter.notifyMatchFailure(op, "invalid reduce_scatter");
     auto reduceScatter = ReduceScatterOp::create(
         rewriter, allReduce.getLoc(), allReduce.getTensor(),
-        ListOfAxisRefListsAttr::get(ctx, scatterAxes),
-        finalSharding.withDimAxes(dimAxes),
+        ListOfAxisRefListsAttr::get(ctx, scatterAxes), *scatteredSharding,
+        allReduce.getInShardingAttr(),
         ReductionKindAttr::get(ctx, allReduce.getReductionKind()));
     Value result = reduceScatter.getResult();
     if (hasResidual)
-      result =
-          AllSliceOp::create(rewriter, op.getLoc(), result,
-                             ListOfAxisRefListsAttr::get(ctx, residualAxes),
-                             finalSharding)
-              .getResult();
+      result = AllSliceOp::create(
+                   rewriter, op.getLoc(), result,
+                   ListOfAxisRefListsAttr::get(ctx, residualAxes),
+                   finalSharding,
+                   op.getInShardingAttr() ? *scatteredSharding
+                                          : TensorShardingAttr())
+                   .getResult();
     for (Operation *user : llvm::make_early_inc_range(allReduce->getUsers()))
       rewriter.replaceOp(user, result);
     rewriter.eraseOp(allReduce);
@@ -245,7 +250,7 @@ struct AllToAllFusion : public OpRewritePattern<AllToAllOp> {
     rewriter.replaceOpWithNewOp<AllToAllOp>(
         op, inner.getTensor(),
         AllToAllParamListAttr::get(rewriter.getContext(), params),
-        op.getOutSharding());
+        op.getOutSharding(), inner.getInShardingAttr());
     return success();
   }
 };

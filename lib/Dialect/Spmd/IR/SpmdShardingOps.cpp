@@ -141,17 +141,27 @@ static void printOperandsInParens(OpAsmPrinter &printer, Operation *op) {
 }
 
 /// Parses the tail of a collective after its axes:
-/// `%tensor out_sharding=<...> attr-dict : type`.
+/// `%tensor (in_sharding=<...>)? out_sharding=<...> attr-dict : type`.
+template <typename OpT>
 static ParseResult parseCollectiveTail(OpAsmParser &parser,
-                                       OperationState &result,
-                                       StringAttr outShardingName) {
+                                       OperationState &result) {
   OpAsmParser::UnresolvedOperand tensor;
   TensorShardingAttr sharding;
   Type type;
-  if (parser.parseOperand(tensor) ||
-      parseKeywordSharding(parser, "out_sharding", sharding))
+  if (parser.parseOperand(tensor))
     return failure();
-  result.addAttribute(outShardingName, sharding);
+  if (succeeded(parser.parseOptionalKeyword("in_sharding"))) {
+    if (parser.parseEqual())
+      return failure();
+    auto inSharding = dyn_cast_or_null<TensorShardingAttr>(
+        TensorShardingAttr::parse(parser, Type()));
+    if (!inSharding)
+      return failure();
+    result.addAttribute(OpT::getInShardingAttrName(result.name), inSharding);
+  }
+  if (parseKeywordSharding(parser, "out_sharding", sharding))
+    return failure();
+  result.addAttribute(OpT::getOutShardingAttrName(result.name), sharding);
   if (parser.parseOptionalAttrDict(result.attributes) ||
       parser.parseColonType(type) ||
       parser.resolveOperand(tensor, type, result.operands))
@@ -161,37 +171,45 @@ static ParseResult parseCollectiveTail(OpAsmParser &parser,
 }
 
 /// Prints the tail of a collective (see parseCollectiveTail).
-static void printCollectiveTail(OpAsmPrinter &printer, Operation *op,
-                                TensorShardingAttr outSharding,
-                                ArrayRef<StringRef> elidedAttrs) {
+template <typename OpT>
+static void printCollectiveTail(OpAsmPrinter &printer, OpT op) {
   printer << " ";
   printer.printOperand(op->getOperand(0));
+  if (TensorShardingAttr inSharding = op.getInShardingAttr()) {
+    printer << " in_sharding=";
+    inSharding.print(printer);
+  }
+  TensorShardingAttr outSharding = op.getOutSharding();
+  ArrayRef<StringRef> elidedAttrs = OpT::getAttributeNames();
   printer << " out_sharding=";
   outSharding.print(printer);
   printer.printOptionalAttrDict(op->getAttrs(), elidedAttrs);
   printer << " : " << op->getResult(0).getType();
 }
 
-/// Parses a reduction kind keyword (`sum`, `max` or `min`).
-static ParseResult parseReductionKindKeyword(OpAsmParser &parser,
-                                             ReductionKindAttr &result) {
+/// Prints ` kind` unless the kind is the default `sum`.
+static void printReductionKindPrefix(OpAsmPrinter &printer,
+                                     ReductionKind kind) {
+  if (kind != ReductionKind::Sum)
+    printer << " " << stringifyReductionKind(kind);
+}
+
+/// Parses the optional reduction kind keyword that starts an all_reduce or a
+/// reduce_scatter (`max {"x"} ...`, `min [{}, {"y"}] ...`).
+static ParseResult parseOptionalReductionKind(OpAsmParser &parser,
+                                              OperationState &result,
+                                              StringAttr kindName) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
+  if (failed(parser.parseOptionalKeyword(&keyword)))
+    return success();
   std::optional<ReductionKind> kind = symbolizeReductionKind(keyword);
   if (!kind)
     return parser.emitError(loc, "unknown reduction kind '")
            << keyword << "', expected 'sum', 'max' or 'min'";
-  result = ReductionKindAttr::get(parser.getContext(), *kind);
+  result.addAttribute(kindName,
+                      ReductionKindAttr::get(parser.getContext(), *kind));
   return success();
-}
-
-/// Prints ` [kind]` unless the kind is the default `sum`.
-static void printReductionKindPrefix(OpAsmPrinter &printer,
-                                     ReductionKind kind) {
-  if (kind != ReductionKind::Sum)
-    printer << " [" << stringifyReductionKind(kind) << "]";
 }
 
 /// The entry `index` of the discardable `spmd.sharding` of `op`, or null.
@@ -438,15 +456,13 @@ ParseResult AllGatherOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parseListOfAxisRefListsBody(parser, axes))
     return failure();
   result.addAttribute(getGatheringAxesAttrName(result.name), axes);
-  return parseCollectiveTail(parser, result,
-                             getOutShardingAttrName(result.name));
+  return parseCollectiveTail<AllGatherOp>(parser, result);
 }
 
 void AllGatherOp::print(OpAsmPrinter &printer) {
   printer << " ";
   printListOfAxisRefListsBody(printer, getGatheringAxes());
-  printCollectiveTail(printer, getOperation(), getOutSharding(),
-                      getAttributeNames());
+  printCollectiveTail(printer, *this);
 }
 
 ParseResult AllSliceOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -454,15 +470,13 @@ ParseResult AllSliceOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parseListOfAxisRefListsBody(parser, axes))
     return failure();
   result.addAttribute(getSlicingAxesAttrName(result.name), axes);
-  return parseCollectiveTail(parser, result,
-                             getOutShardingAttrName(result.name));
+  return parseCollectiveTail<AllSliceOp>(parser, result);
 }
 
 void AllSliceOp::print(OpAsmPrinter &printer) {
   printer << " ";
   printListOfAxisRefListsBody(printer, getSlicingAxes());
-  printCollectiveTail(printer, getOperation(), getOutSharding(),
-                      getAttributeNames());
+  printCollectiveTail(printer, *this);
 }
 
 ParseResult AllToAllOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -470,45 +484,38 @@ ParseResult AllToAllOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parseAllToAllParamListBody(parser, params))
     return failure();
   result.addAttribute(getParamsAttrName(result.name), params);
-  return parseCollectiveTail(parser, result,
-                             getOutShardingAttrName(result.name));
+  return parseCollectiveTail<AllToAllOp>(parser, result);
 }
 
 void AllToAllOp::print(OpAsmPrinter &printer) {
   printer << " ";
   printAllToAllParamListBody(printer, getParams());
-  printCollectiveTail(printer, getOperation(), getOutSharding(),
-                      getAttributeNames());
+  printCollectiveTail(printer, *this);
 }
 
 ParseResult AllReduceOp::parse(OpAsmParser &parser, OperationState &result) {
-  if (succeeded(parser.parseOptionalLSquare())) {
-    ReductionKindAttr kind;
-    if (parseReductionKindKeyword(parser, kind) || parser.parseRSquare())
-      return failure();
-    result.addAttribute(getReductionKindAttrName(result.name), kind);
-  }
+  if (parseOptionalReductionKind(parser, result,
+                                 getReductionKindAttrName(result.name)))
+    return failure();
   AxisRefListAttr axes;
   if (parseAxisRefListBody(parser, axes))
     return failure();
   result.addAttribute(getReductionAxesAttrName(result.name), axes);
-  return parseCollectiveTail(parser, result,
-                             getOutShardingAttrName(result.name));
+  return parseCollectiveTail<AllReduceOp>(parser, result);
 }
 
 void AllReduceOp::print(OpAsmPrinter &printer) {
   printReductionKindPrefix(printer, getReductionKind());
   printer << " ";
   printAxisRefListBody(printer, getReductionAxes());
-  printCollectiveTail(printer, getOperation(), getOutSharding(),
-                      getAttributeNames());
+  printCollectiveTail(printer, *this);
 }
 
 ParseResult ReduceScatterOp::parse(OpAsmParser &parser,
                                    OperationState &result) {
-  // `[kind]` and the per-dimension axes both start with `[`: after the first
-  // `[`, a keyword is a reduction kind, anything else starts the axes.
-  if (parser.parseLSquare())
+  if (parseOptionalReductionKind(parser, result,
+                                 getReductionKindAttrName(result.name)) ||
+      parser.parseLSquare())
     return failure();
   SmallVector<AxisRefListAttr> lists;
   auto parseDims = [&]() -> ParseResult {
@@ -522,30 +529,16 @@ ParseResult ReduceScatterOp::parse(OpAsmParser &parser,
     } while (succeeded(parser.parseOptionalComma()));
     return parser.parseRSquare();
   };
-  StringRef keyword;
-  SMLoc loc = parser.getCurrentLocation();
-  if (succeeded(parser.parseOptionalKeyword(&keyword))) {
-    std::optional<ReductionKind> kind = symbolizeReductionKind(keyword);
-    if (!kind)
-      return parser.emitError(loc, "unknown reduction kind '")
-             << keyword << "', expected 'sum', 'max' or 'min'";
-    result.addAttribute(getReductionKindAttrName(result.name),
-                        ReductionKindAttr::get(parser.getContext(), *kind));
-    if (parser.parseRSquare() || parser.parseLSquare())
-      return failure();
-  }
   if (parseDims())
     return failure();
   result.addAttribute(getReduceScatterAxesAttrName(result.name),
                       ListOfAxisRefListsAttr::get(parser.getContext(), lists));
-  return parseCollectiveTail(parser, result,
-                             getOutShardingAttrName(result.name));
+  return parseCollectiveTail<ReduceScatterOp>(parser, result);
 }
 
 void ReduceScatterOp::print(OpAsmPrinter &printer) {
   printReductionKindPrefix(printer, getReductionKind());
   printer << " ";
   printListOfAxisRefListsBody(printer, getReduceScatterAxes());
-  printCollectiveTail(printer, getOperation(), getOutSharding(),
-                      getAttributeNames());
+  printCollectiveTail(printer, *this);
 }

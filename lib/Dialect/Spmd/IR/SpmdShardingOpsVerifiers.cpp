@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
@@ -29,49 +30,15 @@ using namespace mlir::tessera::spmd;
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-/// Formats the unreduced axes of a sharding as in its syntax: `{"x"}`,
-/// `max{"x", "y"}`, `{}`.
-static std::string formatUnreduced(ArrayRef<AxisRefAttr> axes,
-                                   ReductionKind kind) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  if (!axes.empty() && kind != ReductionKind::Sum)
-    os << stringifyReductionKind(kind);
-  os << "{";
-  llvm::interleaveComma(axes, os,
-                        [&](AxisRefAttr ref) { os << ref.toString(); });
-  os << "}";
-  return result;
-}
-
-/// Checks how `target` (a reshard/constraint sharding) changes the unreduced
-/// axes of `source` (the operand's sharding, if any): an axis that stays
-/// unreduced keeps its reduction kind, and new unreduced axes can only be
-/// introduced as partial sums.
-static LogicalResult verifyUnreducedTransition(Operation *op,
-                                               TensorShardingAttr source,
-                                               TensorShardingAttr target) {
-  if (!source)
-    return success();
-  ArrayRef<AxisRefAttr> sourceAxes = source.getUnreducedAxes();
-  bool keepsAxes = false, introducesAxes = false;
-  for (AxisRefAttr axis : target.getUnreducedAxes()) {
-    if (llvm::is_contained(sourceAxes, axis))
-      keepsAxes = true;
-    else
-      introducesAxes = true;
-  }
-  if (keepsAxes && source.getUnreducedKind() != target.getUnreducedKind())
-    return op->emitOpError("cannot change the reduction operator of kept "
-                           "unreduced axes from ")
-           << stringifyReductionKind(source.getUnreducedKind()) << " to "
-           << stringifyReductionKind(target.getUnreducedKind())
-           << ". Check source sharding: " << source
-           << ", target sharding: " << target;
-  if (introducesAxes && target.getUnreducedKind() != ReductionKind::Sum)
-    return op->emitOpError("cannot introduce '")
-           << stringifyReductionKind(target.getUnreducedKind())
-           << "' unreduced axes. Expected 'sum'.";
+/// Checks how a reshard or constraint to `target` changes the unreduced axes
+/// of its operand's sharding `source`, if any (see
+/// spmd::verifyUnreducedTransition).
+static LogicalResult verifyUnreducedChange(Operation *op,
+                                           TensorShardingAttr source,
+                                           TensorShardingAttr target) {
+  std::string error;
+  if (failed(verifyUnreducedTransition(source, target, &error)))
+    return op->emitOpError(error);
   return success();
 }
 
@@ -98,8 +65,8 @@ ShardingConstraintOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                                   getEmitErrorFn(getOperation()),
                                   /*checkDivisibility=*/false, symbolTables)))
     return failure();
-  return verifyUnreducedTransition(
-      getOperation(), spmd::getSharding(getInput()), getSharding());
+  return verifyUnreducedChange(getOperation(), spmd::getSharding(getInput()),
+                               getSharding());
 }
 
 LogicalResult
@@ -108,8 +75,8 @@ ReshardOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                                   getEmitErrorFn(getOperation()),
                                   /*checkDivisibility=*/false, symbolTables)))
     return failure();
-  return verifyUnreducedTransition(
-      getOperation(), spmd::getSharding(getInput()), getSharding());
+  return verifyUnreducedChange(getOperation(), spmd::getSharding(getInput()),
+                               getSharding());
 }
 
 LogicalResult PropagationBarrierOp::verify() {
@@ -445,29 +412,31 @@ LogicalResult ShardingGroupOp::verify() {
 namespace {
 /// What every collective verifier starts from.
 struct CollectiveContext {
-  /// The operand's sharding (a fully replicated one when it has none and the
-  /// op allows that).
+  /// The input sharding: `in_sharding`, else the operand's sharding (a fully
+  /// replicated one when it has none and the op allows that).
   TensorShardingAttr operandSharding;
-  /// The meshes of `out_sharding` and of the operand's sharding.
+  /// The meshes of `out_sharding` and of the input sharding.
   MeshAttr mesh, operandMesh;
 };
 } // namespace
 
 /// The checks shared by all collectives:
-/// 1. the operand has a sharding (unless `allowMissingOperandSharding`, in
-///    which case it is fully replicated on the mesh of `outSharding`);
+/// 1. the input sharding is `inSharding` when given (checked like
+///    `outSharding`), else the operand's sharding; without either, the op
+///    fails unless `allowMissingOperandSharding`, in which case the input is
+///    fully replicated on the mesh of `outSharding`;
 /// 2. `outSharding` is valid for the result type;
-/// 3. the result mesh equals the operand mesh (unless
-///    `allowDifferentMeshes`);
+/// 3. the result mesh equals the input mesh (unless `allowDifferentMeshes`);
 /// 4. both shardings have the same rank.
 static FailureOr<CollectiveContext>
-verifyCollective(Operation *op, TensorShardingAttr outSharding,
+verifyCollective(Operation *op, TensorShardingAttr inSharding,
+                 TensorShardingAttr outSharding,
                  bool allowMissingOperandSharding, bool allowDifferentMeshes,
                  SymbolTableCollection *symbolTables) {
   Value operand = op->getOperand(0);
   Type resultType = op->getResult(0).getType();
   CollectiveContext ctx;
-  ctx.operandSharding = getSharding(operand);
+  ctx.operandSharding = inSharding ? inSharding : getSharding(operand);
   if (!ctx.operandSharding) {
     if (!allowMissingOperandSharding)
       return op->emitOpError("collective on operand without sharding");
@@ -482,19 +451,30 @@ verifyCollective(Operation *op, TensorShardingAttr outSharding,
     return failure();
 
   ctx.mesh = outSharding.getMesh(op, symbolTables);
-  ctx.operandMesh = getMesh(ctx.operandSharding, operand, symbolTables);
-  if (!ctx.operandMesh)
-    return op->emitOpError("operand sharding refers to an unknown mesh: ")
-           << ctx.operandSharding.getMeshSymName();
-  // The operand's sharding is normally verified where it is defined, but the
-  // defining op may not have been verified yet (isolated ops are verified
-  // after their users); the algebra below needs a valid sharding.
-  if (failed(verifyTensorSharding(
-          ctx.operandSharding, operand.getType(), ctx.operandMesh,
-          [op](StringRef msg) {
-            return op->emitOpError("operand sharding - ") << msg;
-          })))
-    return failure();
+  if (inSharding) {
+    if (failed(verifyTensorSharding(
+            inSharding, operand.getType(), op,
+            [op](StringRef msg) {
+              return op->emitOpError("in_sharding - ") << msg;
+            },
+            /*checkDivisibility=*/false, symbolTables)))
+      return failure();
+    ctx.operandMesh = inSharding.getMesh(op, symbolTables);
+  } else {
+    ctx.operandMesh = getMesh(ctx.operandSharding, operand, symbolTables);
+    if (!ctx.operandMesh)
+      return op->emitOpError("operand sharding refers to an unknown mesh: ")
+             << ctx.operandSharding.getMeshSymName();
+    // The operand's sharding is normally verified where it is defined, but
+    // the defining op may not have been verified yet; the algebra below
+    // needs a valid sharding.
+    if (failed(verifyTensorSharding(
+            ctx.operandSharding, operand.getType(), ctx.operandMesh,
+            [op](StringRef msg) {
+              return op->emitOpError("operand sharding - ") << msg;
+            })))
+      return failure();
+  }
   if (!allowDifferentMeshes && ctx.mesh != ctx.operandMesh)
     return (op->emitOpError("result mesh does not match operand mesh")
                 .attachNote(operand.getLoc())
@@ -528,223 +508,86 @@ static LogicalResult verifyAxesPerDim(Operation *op,
   return success();
 }
 
-/// Emits the error for a result dimension whose axes are not `expected`.
-static LogicalResult verifyDimAxes(Operation *op,
-                                   TensorShardingAttr outSharding, int64_t dim,
-                                   ArrayRef<AxisRefAttr> expected) {
-  if (outSharding.getDimSharding(dim).getAxes() == expected)
-    return success();
-  return op->emitOpError("result sharding doesn't match expected sharding ")
-         << formatAxisList(expected) << " on dimension " << dim;
-}
-
-/// Verifies that a collective that does not reduce keeps the operand's
-/// unreduced axes and their kind.
-static LogicalResult verifyUnreducedUnchanged(Operation *op,
-                                              TensorShardingAttr operand,
-                                              TensorShardingAttr result) {
-  if (operand.getUnreducedAxes() != result.getUnreducedAxes())
-    return op->emitOpError("result unreduced axes ")
-           << formatUnreduced(result.getUnreducedAxes(),
-                              result.getUnreducedKind())
-           << " don't match expected unreduced axes "
-           << formatUnreduced(operand.getUnreducedAxes(),
-                              operand.getUnreducedKind());
-  if (operand.getUnreducedKind() != result.getUnreducedKind())
-    return verifyUnreducedTransition(op, operand, result);
-  return success();
-}
-
-/// The reduction rules of all_reduce and reduce_scatter over
-/// `reductionAxes` with `kind`: no overlap with the operand's dimension
-/// shardings or replicated axes, unreduced axes reduced with their own kind
-/// and removed from the result's unreduced axes, the others kept.
-static LogicalResult verifyReduction(Operation *op,
-                                     TensorShardingAttr operandSharding,
-                                     TensorShardingAttr outSharding,
-                                     ArrayRef<AxisRefAttr> reductionAxes,
-                                     ReductionKind kind) {
-  SmallVector<AxisRefAttr> shardedOrReplicated;
-  for (DimensionShardingAttr dim : operandSharding.getDimShardings())
-    llvm::append_range(shardedOrReplicated, dim.getAxes());
-  llvm::append_range(shardedOrReplicated, operandSharding.getReplicatedAxes());
-
-  ArrayRef<AxisRefAttr> operandUnreduced = operandSharding.getUnreducedAxes();
-  bool reducesUnreduced = false;
-  for (AxisRefAttr axis : reductionAxes) {
-    if (llvm::any_of(shardedOrReplicated,
-                     [&](AxisRefAttr other) { return other.overlaps(axis); }))
-      return op->emitOpError("reduction axis ")
-             << axis.toString()
-             << " overlaps with operand dimension sharding or replicated "
-                "axes";
-    for (AxisRefAttr unreduced : operandUnreduced) {
-      if (unreduced == axis) {
-        reducesUnreduced = true;
-      } else if (unreduced.overlaps(axis)) {
-        return op->emitOpError("reduction axis ")
-               << axis.toString() << " partially overlaps unreduced axis "
-               << unreduced.toString()
-               << " of the operand, which is not supported";
-      }
-    }
-  }
-  if (reducesUnreduced && operandSharding.getUnreducedKind() != kind)
-    return op->emitOpError("cannot reduce '")
-           << stringifyReductionKind(operandSharding.getUnreducedKind())
-           << "' unreduced axes. Expected '" << stringifyReductionKind(kind)
-           << "'.";
-
-  SmallVector<AxisRefAttr> expected = llvm::to_vector(
-      llvm::make_filter_range(operandUnreduced, [&](AxisRefAttr axis) {
-        return !llvm::is_contained(reductionAxes, axis);
-      }));
-  ArrayRef<AxisRefAttr> actual = outSharding.getUnreducedAxes();
-  if (actual != ArrayRef(expected))
-    return op->emitOpError("result unreduced axes ")
-           << formatUnreduced(actual, outSharding.getUnreducedKind())
-           << " don't match expected unreduced axes "
-           << formatUnreduced(expected, operandSharding.getUnreducedKind());
-  if (!expected.empty() &&
-      outSharding.getUnreducedKind() != operandSharding.getUnreducedKind())
-    return verifyUnreducedTransition(op, operandSharding, outSharding);
+/// Checks `out_sharding` against `expected`, the result sharding that one of
+/// the infer*Sharding functions computed (or the error it reported).
+static LogicalResult verifyInferredSharding(
+    Operation *op, FailureOr<TensorShardingAttr> expected,
+    const std::string &inferError, TensorShardingAttr outSharding) {
+  if (failed(expected))
+    return op->emitOpError(inferError);
+  std::string error;
+  if (failed(verifyCollectiveResultSharding(*expected, outSharding, &error)))
+    return op->emitOpError(error);
   return success();
 }
 
 LogicalResult
 AllGatherOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx =
-      verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
-                       /*allowDifferentMeshes=*/false,
-                       symbolTables);
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/false,
+      /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getGatheringAxes().getValue();
   if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
     return failure();
-  for (auto [dim, gathering] : llvm::enumerate(axesPerDim)) {
-    SmallVector<AxisRefAttr> expected =
-        llvm::to_vector(ctx->operandSharding.getDimSharding(dim).getAxes());
-    AxisRefAttr failedRef;
-    if (failed(removeAxesSuffix(expected, gathering.getValue(), ctx->mesh,
-                                &failedRef)))
-      return emitOpError("can't apply gathering axis ")
-             << failedRef.toString() << " to operand sharding on dimension "
-             << dim;
-    if (failed(verifyDimAxes(op, getOutSharding(), dim, expected)))
-      return failure();
-  }
-  return verifyUnreducedUnchanged(op, ctx->operandSharding, getOutSharding());
+  std::string error;
+  return verifyInferredSharding(
+      op,
+      inferAllGatherSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
+                             &error),
+      error, getOutSharding());
 }
 
 LogicalResult
 AllSliceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx =
-      verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
-                       /*allowDifferentMeshes=*/false,
-                       symbolTables);
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/true,
+      /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getSlicingAxes().getValue();
   if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
     return failure();
-  for (auto [dim, slicing] : llvm::enumerate(axesPerDim)) {
-    SmallVector<AxisRefAttr> expected =
-        llvm::to_vector(ctx->operandSharding.getDimSharding(dim).getAxes());
-    for (AxisRefAttr ref : slicing.getValue())
-      appendAxisOrMerge(expected, ref, ctx->mesh);
-    if (failed(verifyDimAxes(op, getOutSharding(), dim, expected)))
-      return failure();
-  }
-  return verifyUnreducedUnchanged(op, ctx->operandSharding, getOutSharding());
+  std::string error;
+  return verifyInferredSharding(
+      op,
+      inferAllSliceSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
+                            &error),
+      error, getOutSharding());
 }
 
 LogicalResult
 AllToAllOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx =
-      verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
-                       /*allowDifferentMeshes=*/false,
-                       symbolTables);
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/false,
+      /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
-  TensorShardingAttr outSharding = getOutSharding();
   ArrayRef<AllToAllParamAttr> params = getParams().getValue();
-  if (params.empty())
-    return emitOpError("parameter list is empty");
-
-  int64_t rank = outSharding.getRank();
-  llvm::BitVector seenDims(rank);
-  int64_t prevSrcDim = -1;
   SmallVector<AxisRefAttr> seenAxes;
   EmitErrorFn emitError = getEmitErrorFn(op);
-  for (AllToAllParamAttr param : params) {
+  for (AllToAllParamAttr param : params)
     if (failed(
             verifyAxisRefList(param.getAxes(), ctx->mesh, emitError, seenAxes)))
       return failure();
-    int64_t srcDim = param.getSrcDim(), tgtDim = param.getTgtDim();
-    for (auto [dim, name] :
-         {std::pair<int64_t, StringRef>{srcDim, "source"}, {tgtDim, "target"}})
-      if (dim < 0 || dim >= rank)
-        return emitOpError(name) << " dimension " << dim
-                                 << " is out of range [0, " << rank << ")";
-    if (srcDim == tgtDim)
-      return emitOpError("source and target dimensions must be different, "
-                         "got: ")
-             << srcDim << "->" << tgtDim;
-    for (int64_t dim : {srcDim, tgtDim}) {
-      if (seenDims.test(dim))
-        return emitOpError("overlapping source/target dimensions in "
-                           "all-to-all params: ")
-               << dim;
-      seenDims.set(dim);
-    }
-    if (prevSrcDim >= srcDim)
-      return emitOpError("source dimensions are not sorted in ascending "
-                         "order: ")
-             << srcDim << " appears after " << prevSrcDim;
-    prevSrcDim = srcDim;
-  }
   if (failed(verifySubAxes(seenAxes, ctx->mesh, emitError)))
     return failure();
-
-  for (AllToAllParamAttr param : params) {
-    int64_t srcDim = param.getSrcDim(), tgtDim = param.getTgtDim();
-    SmallVector<AxisRefAttr> expectedSrc =
-        llvm::to_vector(ctx->operandSharding.getDimSharding(srcDim).getAxes());
-    AxisRefAttr failedRef;
-    if (failed(removeAxesSuffix(expectedSrc, param.getAxes(), ctx->mesh,
-                                &failedRef)))
-      return emitOpError("can't apply all-to-all axis ")
-             << failedRef.toString() << " to operand sharding on dimension "
-             << srcDim;
-    if (failed(verifyDimAxes(op, outSharding, srcDim, expectedSrc)))
-      return failure();
-    SmallVector<AxisRefAttr> expectedTgt =
-        llvm::to_vector(ctx->operandSharding.getDimSharding(tgtDim).getAxes());
-    for (AxisRefAttr ref : param.getAxes())
-      appendAxisOrMerge(expectedTgt, ref, ctx->mesh);
-    if (failed(verifyDimAxes(op, outSharding, tgtDim, expectedTgt)))
-      return failure();
-  }
-  for (int64_t dim = 0; dim < rank; ++dim)
-    if (!seenDims.test(dim) &&
-        failed(
-            verifyDimAxes(op, outSharding, dim,
-                          ctx->operandSharding.getDimSharding(dim).getAxes())))
-      return failure();
-  return verifyUnreducedUnchanged(op, ctx->operandSharding, outSharding);
+  std::string error;
+  return verifyInferredSharding(
+      op,
+      inferAllToAllSharding(ctx->operandSharding, params, ctx->mesh, &error),
+      error, getOutSharding());
 }
 
 LogicalResult
 CollectivePermuteOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
-  Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx =
-      verifyCollective(op, getOutSharding(), /*allowMissing=*/false,
-                       /*allowDifferentMeshes=*/true,
-                       symbolTables);
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      getOperation(), getInShardingAttr(), getOutSharding(),
+      /*allowMissing=*/false, /*allowDifferentMeshes=*/true, symbolTables);
   if (failed(ctx))
     return failure();
   TensorShardingAttr outSharding = getOutSharding();
@@ -758,30 +601,20 @@ CollectivePermuteOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                         "as operand")
                 .attachNote(getTensor().getLoc())
             << "operand mesh: " << ctx->operandMesh);
-
-  for (auto [dim, dims] :
-       llvm::enumerate(llvm::zip_equal(ctx->operandSharding.getDimShardings(),
-                                       outSharding.getDimShardings()))) {
-    auto [inDim, outDim] = dims;
-    if (inDim.getAxes() == outDim.getAxes())
-      continue;
-    int64_t inSize = inDim.getShardedSize(ctx->mesh);
-    int64_t outSize = outDim.getShardedSize(ctx->mesh);
-    if (inSize != outSize)
-      return emitOpError("sharded size of result doesn't match operand on "
-                         "dimension ")
-             << dim << ": " << outSize << " != " << inSize;
-  }
-  return verifyUnreducedUnchanged(op, ctx->operandSharding, outSharding);
+  std::string error;
+  if (failed(verifyCollectivePermuteSharding(ctx->operandSharding,
+                                             ctx->operandMesh, outSharding,
+                                             ctx->mesh, &error)))
+    return emitOpError(error);
+  return success();
 }
 
 LogicalResult
 AllReduceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx =
-      verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
-                       /*allowDifferentMeshes=*/false,
-                       symbolTables);
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/true,
+      /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefAttr> reductionAxes = getReductionAxes().getValue();
@@ -795,37 +628,31 @@ AllReduceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                        getOutSharding().getDimShardings()))
     if (inDim.getAxes() != outDim.getAxes())
       return emitOpError("operand and result sharding have different axes");
-  return verifyReduction(op, ctx->operandSharding, getOutSharding(),
-                         reductionAxes, getReductionKind());
+  std::string error;
+  return verifyInferredSharding(
+      op,
+      inferAllReduceSharding(ctx->operandSharding, reductionAxes,
+                             getReductionKind(), ctx->mesh, &error),
+      error, getOutSharding());
 }
 
 LogicalResult
 ReduceScatterOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx =
-      verifyCollective(op, getOutSharding(), /*allowMissing=*/true,
-                       /*allowDifferentMeshes=*/false,
-                       symbolTables);
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/true,
+      /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getReduceScatterAxes().getValue();
   if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
     return failure();
-  SmallVector<AxisRefAttr> allAxes;
-  for (AxisRefListAttr list : axesPerDim)
-    llvm::append_range(allAxes, list.getValue());
-  if (failed(verifyReduction(op, ctx->operandSharding, getOutSharding(),
-                             allAxes, getReductionKind())))
-    return failure();
-  for (auto [dim, slicing] : llvm::enumerate(axesPerDim)) {
-    SmallVector<AxisRefAttr> expected =
-        llvm::to_vector(ctx->operandSharding.getDimSharding(dim).getAxes());
-    for (AxisRefAttr ref : slicing.getValue())
-      appendAxisOrMerge(expected, ref, ctx->mesh);
-    if (failed(verifyDimAxes(op, getOutSharding(), dim, expected)))
-      return failure();
-  }
-  return success();
+  std::string error;
+  return verifyInferredSharding(
+      op,
+      inferReduceScatterSharding(ctx->operandSharding, axesPerDim,
+                                 getReductionKind(), ctx->mesh, &error),
+      error, getOutSharding());
 }
 
 //===----------------------------------------------------------------------===//

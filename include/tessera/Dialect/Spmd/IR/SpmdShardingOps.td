@@ -388,11 +388,19 @@ class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = []>
     Global-view collectives are produced by `spmd-reshard-to-collectives`
     and `spmd-insert-reshards`. The result has the global type of the
     operand; `out_sharding` is the sharding of the result, and it must equal
-    the sharding the op derives from the operand's sharding
+    the sharding the op derives from its input sharding. The input sharding
+    is the optional `in_sharding=<...>` written after the operand, which
+    makes the op self-contained: its validity no longer depends on how the
+    producer of its operand is annotated, so rewrites of the producer (a
+    fold of `arith.addf %x, -0.0` into `%x`, say) cannot invalidate it. The
+    passes that create collectives always write it. Without `in_sharding`,
+    the op takes the sharding of its operand as Shardy does
     (`getSharding(operand)`: a function argument's `spmd.sharding`, the
     `out_sharding` of a producing collective, an op's `spmd.sharding`, ...).
-    Unless stated otherwise, the operand must have a sharding, the result
-    stays on the operand's mesh, and unreduced axes are unchanged.
+    Unless stated otherwise, the input must have a sharding, the result
+    stays on the input's mesh, and unreduced axes are unchanged. The
+    functions of CollectiveShardings.h (`inferAllGatherSharding`, ...)
+    compute the result sharding for verifiers, builders and passes alike.
   }];
 }
 
@@ -415,7 +423,8 @@ def Spmd_AllGatherOp : Spmd_CollectiveOp<"all_gather"> {
   let arguments = (ins
     AnyRankedTensor:$tensor,
     Spmd_ListOfAxisRefListsAttr:$gathering_axes,
-    Spmd_TensorShardingAttr:$out_sharding
+    Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding
   );
   let hasCustomAssemblyFormat = 1;
 }
@@ -439,7 +448,8 @@ def Spmd_AllSliceOp : Spmd_CollectiveOp<"all_slice"> {
   let arguments = (ins
     AnyRankedTensor:$tensor,
     Spmd_ListOfAxisRefListsAttr:$slicing_axes,
-    Spmd_TensorShardingAttr:$out_sharding
+    Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding
   );
   let hasCustomAssemblyFormat = 1;
 }
@@ -468,7 +478,8 @@ def Spmd_AllToAllOp : Spmd_CollectiveOp<"all_to_all"> {
   let arguments = (ins
     AnyRankedTensor:$tensor,
     Spmd_AllToAllParamListAttr:$params,
-    Spmd_TensorShardingAttr:$out_sharding
+    Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding
   );
   let hasCustomAssemblyFormat = 1;
 }
@@ -495,10 +506,12 @@ def Spmd_CollectivePermuteOp : Spmd_CollectiveOp<"collective_permute"> {
   }];
   let arguments = (ins
     AnyRankedTensor:$tensor,
-    Spmd_TensorShardingAttr:$out_sharding
+    Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding
   );
   let assemblyFormat = [{
-    $tensor `out_sharding` `` `=` `` $out_sharding attr-dict `:` type($result)
+    $tensor (`in_sharding` `` `=` `` $in_sharding^)?
+    `out_sharding` `` `=` `` $out_sharding attr-dict `:` type($result)
   }];
 }
 
@@ -507,8 +520,8 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce"> {
   let description = collectiveDescription # [{
 
     Reduces the values of the devices along `reduction_axes` with
-    `reduction_kind` (`sum` by default; `[max]` and `[min]` are written
-    before the axes). Dimension shardings are unchanged. The reduction axes
+    `reduction_kind` (`sum` by default; `max` and `min` are written before
+    the axes). Dimension shardings are unchanged. The reduction axes
     must not overlap the operand's dimension shardings or explicitly
     replicated axes. Reduction axes that the operand lists as `unreduced`
     must have been left unreduced by the same kind, and they are removed from
@@ -520,7 +533,7 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce"> {
     // %0 is sharded <@mesh, [{"x"}, {} ], unreduced={"y"}>
     %1 = spmd.all_reduce {"y"} %0 out_sharding=<@mesh, [{"x"}, {} ]>
         : tensor<8x8xf32>
-    %2 = spmd.all_reduce [max] {"z"} %1 out_sharding=<@mesh, [{"x"}, {} ]>
+    %2 = spmd.all_reduce max {"z"} %1 out_sharding=<@mesh, [{"x"}, {} ]>
         : tensor<8x8xf32>
     ```
   }];
@@ -528,6 +541,7 @@ def Spmd_AllReduceOp : Spmd_CollectiveOp<"all_reduce"> {
     AnyRankedTensor:$tensor,
     Spmd_AxisRefListAttr:$reduction_axes,
     Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding,
     DefaultValuedAttr<Spmd_ReductionKindAttr,
                       "::mlir::tessera::spmd::ReductionKind::Sum">:
         $reduction_kind
@@ -544,7 +558,7 @@ def Spmd_ReduceScatterOp : Spmd_CollectiveOp<"reduce_scatter"> {
     axes are appended to the operand's dimension sharding (one list per
     dimension), the reduction rules of `spmd.all_reduce` apply to the union
     of the axes (including an operand without a sharding), and the optional
-    kind is written first (`[max] [{"y"}, {} ]`).
+    kind is written first (`max [{"y"}, {} ]`).
 
     ```mlir
     // %0 is sharded <@mesh, [{"x"}, {} ], unreduced={"y"}>
@@ -556,6 +570,7 @@ def Spmd_ReduceScatterOp : Spmd_CollectiveOp<"reduce_scatter"> {
     AnyRankedTensor:$tensor,
     Spmd_ListOfAxisRefListsAttr:$reduce_scatter_axes,
     Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding,
     DefaultValuedAttr<Spmd_ReductionKindAttr,
                       "::mlir::tessera::spmd::ReductionKind::Sum">:
         $reduction_kind
