@@ -190,7 +190,7 @@ func.func @incompatible_result_sharding_sub_axis(%arg0: tensor<16x8xf32> {spmd.s
 spmd.mesh @mesh = <["x"=2, "y"=2, "z"=2]>
 
 func.func @drops_unreduced_axes(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {"x"}], unreduced={"z"}>}) -> tensor<16x8xf32> {
-  // expected-error @+1 {{'spmd.all_gather' op result unreduced axes {} don't match expected unreduced axes {"z"}}}
+  // expected-error @+1 {{'spmd.all_gather' op dropped unreduced axis 'z' without a blessed operation (e.g., spmd.reshard). This is an invalid transition from unreduced to reduced.}}
   %0 = spmd.all_gather [{}, {"x"}] %arg0 out_sharding=<@mesh, [{"y"}, {}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

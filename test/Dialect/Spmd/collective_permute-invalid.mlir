@@ -90,7 +90,7 @@ func.func @rank_mismatch(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding
 spmd.mesh @mesh = <["x"=2, "y"=2, "z"=2]>
 
 func.func @drops_unreduced(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"z"}>}) -> tensor<16x8xf32> {
-  // expected-error @+1 {{'spmd.collective_permute' op result unreduced axes {} don't match expected unreduced axes {"z"}}}
+  // expected-error @+1 {{'spmd.collective_permute' op dropped unreduced axis 'z' without a blessed operation (e.g., spmd.reshard). This is an invalid transition from unreduced to reduced.}}
   %0 = spmd.collective_permute %arg0 out_sharding=<@mesh, [{"y"}, {}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

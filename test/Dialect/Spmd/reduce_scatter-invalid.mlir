@@ -36,16 +36,6 @@ func.func @duplicate_axes(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
-func.func @overlaps_operand_replicated_axes(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], replicated={"x"}>}) -> tensor<16x8xf32> {
-  // expected-error @+1 {{'spmd.reduce_scatter' op reduction axis "x" overlaps with operand dimension sharding or replicated axes}}
-  %0 = spmd.reduce_scatter [{}, {"x"}] %arg0 out_sharding=<@mesh, [{}, {"x"}]> : tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
-}
-
-// -----
-
-spmd.mesh @mesh = <["x"=2, "y"=2]>
-
 func.func @result_sharding_mismatch(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<16x8xf32> {
   // expected-error @+1 {{'spmd.reduce_scatter' op result sharding doesn't match expected sharding ["x"] on dimension 0}}
   %0 = spmd.reduce_scatter [{}, {"y"}] %arg0 out_sharding=<@mesh, [{"x", "y"}, {}]> : tensor<16x8xf32>
@@ -58,16 +48,6 @@ spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @reduce_max_unreduced_with_sum(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced=max{"y"}>}) -> tensor<16x8xf32> {
   // expected-error @+1 {{'spmd.reduce_scatter' op cannot reduce 'max' unreduced axes. Expected 'sum'.}}
-  %0 = spmd.reduce_scatter [{}, {"y"}] %arg0 out_sharding=<@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
-  return %0 : tensor<16x8xf32>
-}
-
-// -----
-
-spmd.mesh @mesh = <["x"=2, "y"=2, "z"=2]>
-
-func.func @keeps_reduced_axis_unreduced(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y", "z"}>}) -> tensor<16x8xf32> {
-  // expected-error @+1 {{'spmd.reduce_scatter' op result unreduced axes {} don't match expected unreduced axes {"z"}}}
   %0 = spmd.reduce_scatter [{}, {"y"}] %arg0 out_sharding=<@mesh, [{"x"}, {"y"}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

@@ -85,7 +85,7 @@ TEST_F(CollectiveShardingsTest, AllToAllMovesAxes) {
   EXPECT_TRUE(failed(inferAllToAllSharding(sharding(R"([{"a"}, {}])"),
                                            {param({axis("a")}, 0, 0)}, m,
                                            &error)));
-  EXPECT_EQ(error, "source and target dimensions must be different, got: 0->0");
+  EXPECT_EQ(error, "overlapping source/target dimensions in all-to-all params: 0");
   EXPECT_TRUE(failed(inferAllToAllSharding(sharding(R"([{"a"}, {}])"), {}, m,
                                            &error)));
   EXPECT_EQ(error, "parameter list is empty");

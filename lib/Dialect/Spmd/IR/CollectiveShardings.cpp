@@ -29,20 +29,6 @@ static LogicalResult fail(std::string *error, const Parts &...parts) {
   return failure();
 }
 
-/// Formats unreduced axes as in the sharding syntax: `{"x"}`, `max{"x"}`.
-static std::string formatUnreduced(ArrayRef<AxisRefAttr> axes,
-                                   ReductionKind kind) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  if (!axes.empty() && kind != ReductionKind::Sum)
-    os << stringifyReductionKind(kind);
-  os << "{";
-  llvm::interleaveComma(axes, os,
-                        [&](AxisRefAttr ref) { os << ref.toString(); });
-  os << "}";
-  return result;
-}
-
 /// The axes of every dimension of `sharding`.
 static SmallVector<SmallVector<AxisRefAttr>>
 getDimAxes(TensorShardingAttr sharding) {
@@ -150,10 +136,6 @@ FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferAllToAllSharding(
       if (dim < 0 || dim >= rank)
         return fail(error, name, " dimension ", dim, " is out of range [0, ",
                     rank, ")");
-    if (srcDim == tgtDim)
-      return fail(error,
-                  "source and target dimensions must be different, got: ",
-                  srcDim, "->", tgtDim);
     for (int64_t dim : {srcDim, tgtDim}) {
       if (seenDims.test(dim))
         return fail(error,
@@ -182,51 +164,142 @@ FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferAllToAllSharding(
 }
 
 //===----------------------------------------------------------------------===//
-// all_reduce / reduce_scatter
+// Unreduced axes
 //===----------------------------------------------------------------------===//
 
-/// The unreduced axes after reducing `reductionAxes` of `input` with `kind`,
-/// or failure (see inferAllReduceSharding).
-static FailureOr<SmallVector<AxisRefAttr>>
-reduceUnreduced(TensorShardingAttr input, ArrayRef<AxisRefAttr> reductionAxes,
-                ReductionKind kind, std::string *error) {
-  SmallVector<AxisRefAttr> shardedOrReplicated;
-  for (DimensionShardingAttr dim : input.getDimShardings())
-    llvm::append_range(shardedOrReplicated, dim.getAxes());
-  llvm::append_range(shardedOrReplicated, input.getReplicatedAxes());
-
-  ArrayRef<AxisRefAttr> unreduced = input.getUnreducedAxes();
-  bool reducesUnreduced = false;
-  for (AxisRefAttr axis : reductionAxes) {
-    if (llvm::any_of(shardedOrReplicated,
-                     [&](AxisRefAttr other) { return other.overlaps(axis); }))
-      return fail(error, "reduction axis ", axis.toString(),
-                  " overlaps with operand dimension sharding or replicated "
-                  "axes");
-    for (AxisRefAttr other : unreduced) {
-      if (other == axis)
-        reducesUnreduced = true;
-      else if (other.overlaps(axis))
-        return fail(error, "reduction axis ", axis.toString(),
-                    " partially overlaps unreduced axis ", other.toString(),
-                    " of the operand, which is not supported");
+SmallVector<AxisRefAttr>
+mlir::tessera::spmd::getAxisSetDiff(ArrayRef<AxisRefAttr> lhs,
+                                    ArrayRef<AxisRefAttr> rhs, MeshAttr mesh) {
+  // Each ref covers the range [pre-size, next pre-size) of its axis's
+  // mixed-radix digits; subtract the ranges of `rhs` from those of `lhs`.
+  SmallVector<AxisRefAttr> result;
+  for (AxisRefAttr ref : lhs) {
+    StringRef name = ref.getName();
+    int64_t axisSize = mesh.getAxisSize(name);
+    SmallVector<std::pair<int64_t, int64_t>> pieces = {
+        {ref.getPreSize(), ref.getNextPreSize(mesh)}};
+    for (AxisRefAttr other : rhs) {
+      if (other.getName() != name)
+        continue;
+      int64_t lo = other.getPreSize(), hi = other.getNextPreSize(mesh);
+      SmallVector<std::pair<int64_t, int64_t>> next;
+      for (auto [begin, end] : pieces) {
+        if (hi <= begin || end <= lo) {
+          next.push_back({begin, end});
+          continue;
+        }
+        if (begin < lo)
+          next.push_back({begin, lo});
+        if (hi < end)
+          next.push_back({hi, end});
+      }
+      pieces = std::move(next);
+    }
+    for (auto [begin, end] : pieces) {
+      if (begin == 1 && end == axisSize)
+        result.push_back(AxisRefAttr::get(ref.getContext(), name));
+      else if (end / begin > 1)
+        result.push_back(
+            AxisRefAttr::get(ref.getContext(), name, begin, end / begin));
     }
   }
+  return result;
+}
+
+void mlir::tessera::spmd::sortAndMergeAxes(SmallVectorImpl<AxisRefAttr> &axes,
+                                           MeshAttr mesh) {
+  llvm::sort(axes, [&](AxisRefAttr a, AxisRefAttr b) {
+    return AxisRefAttr::lessInMesh(mesh, a, b);
+  });
+  SmallVector<AxisRefAttr> merged;
+  for (AxisRefAttr ref : axes)
+    appendAxisOrMerge(merged, ref, mesh);
+  axes.assign(merged.begin(), merged.end());
+}
+
+LogicalResult mlir::tessera::spmd::verifyUnreducedAxesTransition(
+    TensorShardingAttr source, TensorShardingAttr target, MeshAttr mesh,
+    std::optional<ReductionKind> introducedKind,
+    std::optional<ReductionKind> removedKind, std::string *error) {
+  ArrayRef<AxisRefAttr> sourceAxes =
+      source ? source.getUnreducedAxes() : ArrayRef<AxisRefAttr>();
+  ArrayRef<AxisRefAttr> targetAxes =
+      target ? target.getUnreducedAxes() : ArrayRef<AxisRefAttr>();
+  SmallVector<AxisRefAttr> introduced =
+      getAxisSetDiff(targetAxes, sourceAxes, mesh);
+  SmallVector<AxisRefAttr> removed =
+      getAxisSetDiff(sourceAxes, targetAxes, mesh);
+  if (!introduced.empty()) {
+    if (!introducedKind)
+      return fail(error, "cannot add new unreduced axis '",
+                  introduced.front().getName(), "'.");
+    if (target.getUnreducedKind() != *introducedKind)
+      return fail(error, "cannot introduce '",
+                  stringifyReductionKind(target.getUnreducedKind()),
+                  "' unreduced axes. Expected '",
+                  stringifyReductionKind(*introducedKind), "'.");
+  }
+  if (!removed.empty()) {
+    if (!removedKind)
+      return fail(error, "dropped unreduced axis '", removed.front().getName(),
+                  "' without a blessed operation (e.g., spmd.reshard). This "
+                  "is an invalid transition from unreduced to reduced.");
+    if (source.getUnreducedKind() != *removedKind)
+      return fail(error, "cannot reduce '",
+                  stringifyReductionKind(source.getUnreducedKind()),
+                  "' unreduced axes. Expected '",
+                  stringifyReductionKind(*removedKind), "'.");
+  }
+  for (AxisRefAttr targetAxis : targetAxes)
+    for (AxisRefAttr sourceAxis : sourceAxes)
+      if (sourceAxis.overlaps(targetAxis) &&
+          source.getUnreducedKind() != target.getUnreducedKind())
+        return fail(error,
+                    "cannot change the reduction operator of kept unreduced "
+                    "axes from ",
+                    stringifyReductionKind(source.getUnreducedKind()), " to ",
+                    stringifyReductionKind(target.getUnreducedKind()), ".");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// all_reduce / reduce_scatter / sharded_to_unreduced / replicated_to_unreduced
+//===----------------------------------------------------------------------===//
+
+/// The unreduced axes of `input` once `reductionAxes` are reduced with
+/// `kind`: those axes are removed, which needs `kind` to be the kind they
+/// were left unreduced with.
+static FailureOr<SmallVector<AxisRefAttr>>
+reduceUnreduced(TensorShardingAttr input, ArrayRef<AxisRefAttr> reductionAxes,
+                ReductionKind kind, MeshAttr mesh, std::string *error) {
+  SmallVector<AxisRefAttr> remaining =
+      getAxisSetDiff(input.getUnreducedAxes(), reductionAxes, mesh);
+  bool reducesUnreduced =
+      remaining.size() != input.getUnreducedAxes().size() ||
+      ArrayRef(remaining) != input.getUnreducedAxes();
   if (reducesUnreduced && input.getUnreducedKind() != kind)
     return fail(error, "cannot reduce '",
                 stringifyReductionKind(input.getUnreducedKind()),
                 "' unreduced axes. Expected '", stringifyReductionKind(kind),
                 "'.");
-  return llvm::to_vector(llvm::make_filter_range(unreduced, [&](AxisRefAttr a) {
-    return !llvm::is_contained(reductionAxes, a);
-  }));
+  return remaining;
 }
 
 FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferAllReduceSharding(
     TensorShardingAttr input, ArrayRef<AxisRefAttr> reductionAxes,
     ReductionKind kind, MeshAttr mesh, std::string *error) {
+  SmallVector<AxisRefAttr> shardedOrReplicated;
+  for (DimensionShardingAttr dim : input.getDimShardings())
+    llvm::append_range(shardedOrReplicated, dim.getAxes());
+  llvm::append_range(shardedOrReplicated, input.getReplicatedAxes());
+  for (AxisRefAttr axis : reductionAxes)
+    if (llvm::any_of(shardedOrReplicated,
+                     [&](AxisRefAttr other) { return other.overlaps(axis); }))
+      return fail(error, "reduction axis ", axis.toString(),
+                  " overlaps with operand dimension sharding or replicated "
+                  "axes");
   FailureOr<SmallVector<AxisRefAttr>> unreduced =
-      reduceUnreduced(input, reductionAxes, kind, error);
+      reduceUnreduced(input, reductionAxes, kind, mesh, error);
   if (failed(unreduced))
     return failure();
   return rebuild(input, getDimAxes(input), *unreduced,
@@ -242,14 +315,72 @@ FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferReduceScatterSharding(
   for (AxisRefListAttr list : axes)
     llvm::append_range(allAxes, list.getValue());
   FailureOr<SmallVector<AxisRefAttr>> unreduced =
-      reduceUnreduced(input, allAxes, kind, error);
+      reduceUnreduced(input, allAxes, kind, mesh, error);
   if (failed(unreduced))
     return failure();
-  // The reduced axes are free again: slice along them.
   SmallVector<SmallVector<AxisRefAttr>> dims = getDimAxes(input);
   for (auto [dim, list] : llvm::enumerate(axes))
     sliceAlongDim(dims[dim], list.getValue(), mesh);
   return rebuild(input, dims, *unreduced, input.getUnreducedKind());
+}
+
+FailureOr<TensorShardingAttr>
+mlir::tessera::spmd::inferShardedToUnreducedSharding(
+    TensorShardingAttr input, ArrayRef<AxisRefListAttr> axes, MeshAttr mesh,
+    std::string *error) {
+  if (failed(verifyRank(input, axes.size(), error)))
+    return failure();
+  if (!input.getUnreducedAxes().empty() &&
+      input.getUnreducedKind() != ReductionKind::Sum)
+    return fail(error, "cannot introduce 'sum' unreduced axes beside '",
+                stringifyReductionKind(input.getUnreducedKind()),
+                "' unreduced axes");
+  SmallVector<SmallVector<AxisRefAttr>> dims = getDimAxes(input);
+  SmallVector<AxisRefAttr> unreduced =
+      llvm::to_vector(input.getUnreducedAxes());
+  for (auto [dim, list] : llvm::enumerate(axes)) {
+    if (failed(gatherAlongDim(dims[dim], list.getValue(), dim, mesh,
+                              "shard-to-unreduce", error)))
+      return failure();
+    llvm::append_range(unreduced, list.getValue());
+  }
+  sortAndMergeAxes(unreduced, mesh);
+  return rebuild(input, dims, unreduced, ReductionKind::Sum);
+}
+
+FailureOr<TensorShardingAttr>
+mlir::tessera::spmd::inferReplicatedToUnreducedSharding(
+    TensorShardingAttr input, ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
+    std::string *error) {
+  if (axes.empty())
+    return fail(error, "r2u axes must not be empty");
+  for (AxisRefAttr axis : axes) {
+    auto overlapsAxis = [&](AxisRefAttr other) { return other.overlaps(axis); };
+    if (llvm::any_of(input.getDimShardings(), [&](DimensionShardingAttr dim) {
+          return llvm::any_of(dim.getAxes(), overlapsAxis);
+        }))
+      return fail(error, "r2u axis ", axis.toString(),
+                  " overlaps with operand dimension sharding");
+    if (llvm::any_of(input.getUnreducedAxes(), overlapsAxis))
+      return fail(error, "r2u axis ", axis.toString(),
+                  " overlaps with operand unreduced axes");
+  }
+  if (!input.getUnreducedAxes().empty() &&
+      input.getUnreducedKind() != ReductionKind::Sum)
+    return fail(error, "cannot introduce 'sum' unreduced axes beside '",
+                stringifyReductionKind(input.getUnreducedKind()),
+                "' unreduced axes");
+  SmallVector<AxisRefAttr> unreduced =
+      llvm::to_vector(input.getUnreducedAxes());
+  llvm::append_range(unreduced, axes);
+  sortAndMergeAxes(unreduced, mesh);
+  // The axes stop being replicated: drop them from `replicated`.
+  SmallVector<AxisRefAttr> replicated =
+      getAxisSetDiff(input.getReplicatedAxes(), axes, mesh);
+  MLIRContext *ctx = input.getContext();
+  return TensorShardingAttr::get(ctx, input.getMeshOrRef(),
+                                 input.getDimShardings(), replicated, unreduced,
+                                 ReductionKind::Sum);
 }
 
 //===----------------------------------------------------------------------===//
@@ -277,10 +408,7 @@ LogicalResult mlir::tessera::spmd::verifyCollectivePermuteSharding(
                   "dimension ",
                   dim, ": ", outSize, " != ", inSize);
   }
-  TensorShardingAttr expected =
-      rebuild(input, getDimAxes(output), input.getUnreducedAxes(),
-              input.getUnreducedKind());
-  return verifyCollectiveResultSharding(expected, output, error);
+  return success();
 }
 
 LogicalResult mlir::tessera::spmd::verifyCollectiveResultSharding(
@@ -297,41 +425,5 @@ LogicalResult mlir::tessera::spmd::verifyCollectiveResultSharding(
                   formatAxisList(expectedDim.getAxes()), " on dimension ",
                   dim);
   }
-  if (expected.getUnreducedAxes() != output.getUnreducedAxes())
-    return fail(error, "result unreduced axes ",
-                formatUnreduced(output.getUnreducedAxes(),
-                                output.getUnreducedKind()),
-                " don't match expected unreduced axes ",
-                formatUnreduced(expected.getUnreducedAxes(),
-                                expected.getUnreducedKind()));
-  if (expected.getUnreducedKind() != output.getUnreducedKind())
-    return verifyUnreducedTransition(expected, output, error);
-  return success();
-}
-
-LogicalResult mlir::tessera::spmd::verifyUnreducedTransition(
-    TensorShardingAttr source, TensorShardingAttr target, std::string *error) {
-  if (!source)
-    return success();
-  ArrayRef<AxisRefAttr> sourceAxes = source.getUnreducedAxes();
-  bool keepsAxes = false, introducesAxes = false;
-  for (AxisRefAttr axis : target.getUnreducedAxes()) {
-    if (llvm::is_contained(sourceAxes, axis))
-      keepsAxes = true;
-    else
-      introducesAxes = true;
-  }
-  if (keepsAxes && source.getUnreducedKind() != target.getUnreducedKind())
-    return fail(error,
-                "cannot change the reduction operator of kept unreduced axes "
-                "from ",
-                stringifyReductionKind(source.getUnreducedKind()), " to ",
-                stringifyReductionKind(target.getUnreducedKind()),
-                ". Check source sharding: ", Attribute(source),
-                ", target sharding: ", Attribute(target));
-  if (introducesAxes && target.getUnreducedKind() != ReductionKind::Sum)
-    return fail(error, "cannot introduce '",
-                stringifyReductionKind(target.getUnreducedKind()),
-                "' unreduced axes. Expected 'sum'.");
   return success();
 }

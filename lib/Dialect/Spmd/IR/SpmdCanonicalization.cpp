@@ -365,8 +365,10 @@ void CollectivePermuteOp::getCanonicalizationPatterns(
   results.add<RemoveNoop<CollectivePermuteOp>>(
       context,
       [](CollectivePermuteOp op) {
-        return isEquivalentLayout(getSharding(op.getTensor()),
-                                  op.getOutSharding(), op);
+        TensorShardingAttr input = op.getInShardingAttr();
+        if (!input)
+          input = getSharding(op.getTensor());
+        return isEquivalentLayout(input, op.getOutSharding(), op);
       },
       "the permutation changes the layout");
 }
@@ -385,6 +387,19 @@ void ReduceScatterOp::getCanonicalizationPatterns(RewritePatternSet &results,
       context,
       [](ReduceScatterOp op) { return allEmpty(op.getReduceScatterAxes()); },
       "reduce-scatter axes are not empty");
+}
+
+void ShardedToUnreducedOp::getCanonicalizationPatterns(
+    RewritePatternSet &results, MLIRContext *context) {
+  results.add<RemoveNoop<ShardedToUnreducedOp>>(
+      context,
+      [](ShardedToUnreducedOp op) { return allEmpty(op.getAxes()); },
+      "some dimension moves axes");
+}
+
+void ReplicatedToUnreducedOp::getCanonicalizationPatterns(
+    RewritePatternSet &results, MLIRContext *context) {
+  // Nothing to simplify: the op always has axes.
 }
 
 void ShardingGroupOp::getCanonicalizationPatterns(RewritePatternSet &results,

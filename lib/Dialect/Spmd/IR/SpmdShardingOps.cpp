@@ -450,6 +450,12 @@ TensorShardingAttr AllReduceOp::getResultSharding(unsigned index) {
 TensorShardingAttr ReduceScatterOp::getResultSharding(unsigned index) {
   return index == 0 ? getOutSharding() : TensorShardingAttr();
 }
+TensorShardingAttr ShardedToUnreducedOp::getResultSharding(unsigned index) {
+  return index == 0 ? getOutSharding() : TensorShardingAttr();
+}
+TensorShardingAttr ReplicatedToUnreducedOp::getResultSharding(unsigned index) {
+  return index == 0 ? getOutSharding() : TensorShardingAttr();
+}
 
 ParseResult AllGatherOp::parse(OpAsmParser &parser, OperationState &result) {
   ListOfAxisRefListsAttr axes;
@@ -542,3 +548,34 @@ void ReduceScatterOp::print(OpAsmPrinter &printer) {
   printListOfAxisRefListsBody(printer, getReduceScatterAxes());
   printCollectiveTail(printer, *this);
 }
+
+ParseResult ShardedToUnreducedOp::parse(OpAsmParser &parser,
+                                        OperationState &result) {
+  ListOfAxisRefListsAttr axes;
+  if (parseListOfAxisRefListsBody(parser, axes))
+    return failure();
+  result.addAttribute(getAxesAttrName(result.name), axes);
+  return parseCollectiveTail<ShardedToUnreducedOp>(parser, result);
+}
+
+void ShardedToUnreducedOp::print(OpAsmPrinter &printer) {
+  printer << " ";
+  printListOfAxisRefListsBody(printer, getAxes());
+  printCollectiveTail(printer, *this);
+}
+
+ParseResult ReplicatedToUnreducedOp::parse(OpAsmParser &parser,
+                                           OperationState &result) {
+  AxisRefListAttr axes;
+  if (parseAxisRefListBody(parser, axes))
+    return failure();
+  result.addAttribute(getAxesAttrName(result.name), axes);
+  return parseCollectiveTail<ReplicatedToUnreducedOp>(parser, result);
+}
+
+void ReplicatedToUnreducedOp::print(OpAsmPrinter &printer) {
+  printer << " ";
+  printAxisRefListBody(printer, getAxes());
+  printCollectiveTail(printer, *this);
+}
+

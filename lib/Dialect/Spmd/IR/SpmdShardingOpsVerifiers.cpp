@@ -30,16 +30,35 @@ using namespace mlir::tessera::spmd;
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-/// Checks how a reshard or constraint to `target` changes the unreduced axes
-/// of its operand's sharding `source`, if any (see
-/// spmd::verifyUnreducedTransition).
-static LogicalResult verifyUnreducedChange(Operation *op,
-                                           TensorShardingAttr source,
-                                           TensorShardingAttr target) {
+/// Checks the unreduced axes from `source` (the input sharding, may be null)
+/// to `target` on `mesh` (see spmd::verifyUnreducedAxesTransition).
+static LogicalResult
+verifyUnreducedChange(Operation *op, TensorShardingAttr source,
+                      TensorShardingAttr target, MeshAttr mesh,
+                      std::optional<ReductionKind> introducedKind,
+                      std::optional<ReductionKind> removedKind) {
   std::string error;
-  if (failed(verifyUnreducedTransition(source, target, &error)))
+  if (failed(verifyUnreducedAxesTransition(source, target, mesh,
+                                           introducedKind, removedKind,
+                                           &error)))
     return op->emitOpError(error);
   return success();
+}
+
+/// A reshard or sharding constraint to `target` may reduce any unreduced
+/// axis of its operand's sharding and introduce new `sum`-unreduced axes; the
+/// axes that stay unreduced keep their kind.
+static LogicalResult verifyReshardUnreduced(Operation *op, Value input,
+                                            TensorShardingAttr target,
+                                            SymbolTableCollection *tables) {
+  TensorShardingAttr source = getSharding(input);
+  if (!source)
+    return success();
+  MeshAttr mesh = target.getMesh(op, tables);
+  if (!mesh || mesh != getMesh(source, input, tables))
+    return success();
+  return verifyUnreducedChange(op, source, target, mesh, ReductionKind::Sum,
+                               source.getUnreducedKind());
 }
 
 /// JAX's capitalized name of an axis type (`Explicit`, `Auto`, `Manual`).
@@ -65,8 +84,8 @@ ShardingConstraintOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                                   getEmitErrorFn(getOperation()),
                                   /*checkDivisibility=*/false, symbolTables)))
     return failure();
-  return verifyUnreducedChange(getOperation(), spmd::getSharding(getInput()),
-                               getSharding());
+  return verifyReshardUnreduced(getOperation(), getInput(), getSharding(),
+                                symbolTables);
 }
 
 LogicalResult
@@ -75,8 +94,8 @@ ReshardOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                                   getEmitErrorFn(getOperation()),
                                   /*checkDivisibility=*/false, symbolTables)))
     return failure();
-  return verifyUnreducedChange(getOperation(), spmd::getSharding(getInput()),
-                               getSharding());
+  return verifyReshardUnreduced(getOperation(), getInput(), getSharding(),
+                                symbolTables);
 }
 
 LogicalResult PropagationBarrierOp::verify() {
@@ -521,6 +540,31 @@ static LogicalResult verifyInferredSharding(
   return success();
 }
 
+/// Verifies a list of axes that must be sorted in mesh order (`<kind> axes
+/// are not ordered w.r.t. mesh`) besides being valid.
+static LogicalResult verifySortedAxes(Operation *op, ArrayRef<AxisRefAttr> axes,
+                                      MeshAttr mesh, StringRef kind) {
+  if (!llvm::is_sorted(axes, [&](AxisRefAttr a, AxisRefAttr b) {
+        return AxisRefAttr::lessInMesh(mesh, a, b);
+      }))
+    return op->emitOpError(kind) << " axes are not ordered w.r.t. mesh";
+  EmitErrorFn emitError = getEmitErrorFn(op);
+  SmallVector<AxisRefAttr> seen;
+  if (failed(verifyAxisRefList(axes, mesh, emitError, seen)))
+    return failure();
+  return verifySubAxes(seen, mesh, emitError);
+}
+
+/// The unreduced axes of a collective that neither reduces nor introduces
+/// any: they pass through unchanged, with their kind.
+static LogicalResult verifyUnreducedKept(Operation *op,
+                                         const CollectiveContext &ctx,
+                                         TensorShardingAttr outSharding) {
+  return verifyUnreducedChange(op, ctx.operandSharding, outSharding, ctx.mesh,
+                               /*introducedKind=*/std::nullopt,
+                               /*removedKind=*/std::nullopt);
+}
+
 LogicalResult
 AllGatherOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   Operation *op = getOperation();
@@ -533,11 +577,13 @@ AllGatherOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
     return failure();
   std::string error;
-  return verifyInferredSharding(
-      op,
-      inferAllGatherSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
-                             &error),
-      error, getOutSharding());
+  if (failed(verifyInferredSharding(
+          op,
+          inferAllGatherSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
+                                 &error),
+          error, getOutSharding())))
+    return failure();
+  return verifyUnreducedKept(op, *ctx, getOutSharding());
 }
 
 LogicalResult
@@ -552,11 +598,13 @@ AllSliceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
     return failure();
   std::string error;
-  return verifyInferredSharding(
-      op,
-      inferAllSliceSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
-                            &error),
-      error, getOutSharding());
+  if (failed(verifyInferredSharding(
+          op,
+          inferAllSliceSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
+                                &error),
+          error, getOutSharding())))
+    return failure();
+  return verifyUnreducedKept(op, *ctx, getOutSharding());
 }
 
 LogicalResult
@@ -577,10 +625,28 @@ AllToAllOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   if (failed(verifySubAxes(seenAxes, ctx->mesh, emitError)))
     return failure();
   std::string error;
-  return verifyInferredSharding(
-      op,
-      inferAllToAllSharding(ctx->operandSharding, params, ctx->mesh, &error),
-      error, getOutSharding());
+  FailureOr<TensorShardingAttr> expected =
+      inferAllToAllSharding(ctx->operandSharding, params, ctx->mesh, &error);
+  if (failed(expected))
+    return emitOpError(error);
+  // Compare the dimensions in the order the parameters move axes (source,
+  // then target, parameter by parameter), then the untouched ones.
+  TensorShardingAttr outSharding = getOutSharding();
+  SmallVector<int64_t> order;
+  for (AllToAllParamAttr param : params) {
+    order.push_back(param.getSrcDim());
+    order.push_back(param.getTgtDim());
+  }
+  for (int64_t dim = 0, rank = outSharding.getRank(); dim < rank; ++dim)
+    if (!llvm::is_contained(order, dim))
+      order.push_back(dim);
+  for (int64_t dim : order) {
+    ArrayRef<AxisRefAttr> axes = expected->getDimSharding(dim).getAxes();
+    if (axes != outSharding.getDimSharding(dim).getAxes())
+      return emitOpError("result sharding doesn't match expected sharding ")
+             << formatAxisList(axes) << " on dimension " << dim;
+  }
+  return verifyUnreducedKept(op, *ctx, outSharding);
 }
 
 LogicalResult
@@ -606,7 +672,7 @@ CollectivePermuteOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
                                              ctx->operandMesh, outSharding,
                                              ctx->mesh, &error)))
     return emitOpError(error);
-  return success();
+  return verifyUnreducedKept(getOperation(), *ctx, outSharding);
 }
 
 LogicalResult
@@ -617,23 +683,38 @@ AllReduceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
       /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
-  ArrayRef<AxisRefAttr> reductionAxes = getReductionAxes().getValue();
-  EmitErrorFn emitError = getEmitErrorFn(op);
-  SmallVector<AxisRefAttr> seen;
-  if (failed(verifyAxisRefList(reductionAxes, ctx->mesh, emitError, seen)) ||
-      failed(verifySubAxes(seen, ctx->mesh, emitError)))
-    return failure();
+  TensorShardingAttr outSharding = getOutSharding();
+  // 1. The dimensions are unchanged (unreduced and replicated axes aside).
   for (auto [inDim, outDim] :
        llvm::zip_equal(ctx->operandSharding.getDimShardings(),
-                       getOutSharding().getDimShardings()))
+                       outSharding.getDimShardings()))
     if (inDim.getAxes() != outDim.getAxes())
-      return emitOpError("operand and result sharding have different axes");
-  std::string error;
-  return verifyInferredSharding(
-      op,
-      inferAllReduceSharding(ctx->operandSharding, reductionAxes,
-                             getReductionKind(), ctx->mesh, &error),
-      error, getOutSharding());
+      return emitOpError("operand and result shardings are not equivalent");
+  // 2. Valid reduction axes, in mesh order.
+  ArrayRef<AxisRefAttr> reductionAxes = getReductionAxes().getValue();
+  if (failed(verifySortedAxes(op, reductionAxes, ctx->mesh, "reduction")))
+    return failure();
+  // 3. No reduction axis shards the operand or is explicitly replicated,
+  // and none stays unreduced in the result.
+  SmallVector<AxisRefAttr> shardedOrReplicated;
+  for (DimensionShardingAttr dim : ctx->operandSharding.getDimShardings())
+    llvm::append_range(shardedOrReplicated, dim.getAxes());
+  llvm::append_range(shardedOrReplicated,
+                     ctx->operandSharding.getReplicatedAxes());
+  for (AxisRefAttr axis : reductionAxes) {
+    auto overlapsAxis = [&](AxisRefAttr other) { return other.overlaps(axis); };
+    if (llvm::any_of(shardedOrReplicated, overlapsAxis))
+      return emitOpError("reduction axis ")
+             << axis.toString()
+             << " overlaps with operand dimension sharding or replicated axes";
+    if (llvm::any_of(outSharding.getUnreducedAxes(), overlapsAxis))
+      return emitOpError("reduction axis ")
+             << axis.toString() << " overlaps with result unreduced axes";
+  }
+  // 4. Unreduced axes may only be reduced, with this op's kind.
+  return verifyUnreducedChange(op, ctx->operandSharding, outSharding,
+                               ctx->mesh, /*introducedKind=*/std::nullopt,
+                               getReductionKind());
 }
 
 LogicalResult
@@ -644,15 +725,81 @@ ReduceScatterOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
       /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
+  if (failed(verifyUnreducedChange(op, ctx->operandSharding, getOutSharding(),
+                                   ctx->mesh, /*introducedKind=*/std::nullopt,
+                                   getReductionKind())))
+    return failure();
   ArrayRef<AxisRefListAttr> axesPerDim = getReduceScatterAxes().getValue();
   if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
     return failure();
+  // The dimensions only: which unreduced axes the op reduces was checked
+  // above.
   std::string error;
   return verifyInferredSharding(
       op,
-      inferReduceScatterSharding(ctx->operandSharding, axesPerDim,
-                                 getReductionKind(), ctx->mesh, &error),
+      inferAllSliceSharding(ctx->operandSharding, axesPerDim, ctx->mesh,
+                            &error),
       error, getOutSharding());
+}
+
+LogicalResult
+ShardedToUnreducedOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
+  Operation *op = getOperation();
+  TensorShardingAttr outSharding = getOutSharding();
+  if (!outSharding.getUnreducedAxes().empty() &&
+      outSharding.getUnreducedKind() != ReductionKind::Sum)
+    return emitOpError("out_sharding reduction_op must be SUM");
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), outSharding, /*allowMissing=*/false,
+      /*allowDifferentMeshes=*/false, symbolTables);
+  if (failed(ctx))
+    return failure();
+  ArrayRef<AxisRefListAttr> axesPerDim = getAxes().getValue();
+  if (failed(verifyAxesPerDim(op, axesPerDim, outSharding, ctx->mesh)))
+    return failure();
+  std::string error;
+  FailureOr<TensorShardingAttr> expected = inferShardedToUnreducedSharding(
+      ctx->operandSharding, axesPerDim, ctx->mesh, &error);
+  if (failed(verifyInferredSharding(op, expected, error, outSharding)))
+    return failure();
+  if (expected->getUnreducedAxes() != outSharding.getUnreducedAxes())
+    return emitOpError("out_unreduced_axes should be in_unreduced_axes + "
+                       "sharded_to_unreduced_axes");
+  return success();
+}
+
+LogicalResult ReplicatedToUnreducedOp::verifyWithMeshes(
+    SymbolTableCollection *symbolTables) {
+  Operation *op = getOperation();
+  TensorShardingAttr outSharding = getOutSharding();
+  if (!outSharding.getUnreducedAxes().empty() &&
+      outSharding.getUnreducedKind() != ReductionKind::Sum)
+    return emitOpError("out_sharding reduction_op must be SUM");
+  FailureOr<CollectiveContext> ctx = verifyCollective(
+      op, getInShardingAttr(), outSharding, /*allowMissing=*/false,
+      /*allowDifferentMeshes=*/false, symbolTables);
+  if (failed(ctx))
+    return failure();
+  for (auto [inDim, outDim] :
+       llvm::zip_equal(ctx->operandSharding.getDimShardings(),
+                       outSharding.getDimShardings()))
+    if (inDim.getAxes() != outDim.getAxes())
+      return emitOpError(
+          "input and output must share the same dimension shardings");
+  ArrayRef<AxisRefAttr> axes = getAxes().getValue();
+  if (axes.empty())
+    return emitOpError("r2u axes must not be empty");
+  if (failed(verifySortedAxes(op, axes, ctx->mesh, "r2u")))
+    return failure();
+  std::string error;
+  FailureOr<TensorShardingAttr> expected = inferReplicatedToUnreducedSharding(
+      ctx->operandSharding, axes, ctx->mesh, &error);
+  if (failed(expected))
+    return emitOpError(error);
+  if (expected->getUnreducedAxes() != outSharding.getUnreducedAxes())
+    return emitOpError(
+        "out_unreduced_axes should be in_unreduced_axes + r2u_axes");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -731,5 +878,20 @@ AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
 LogicalResult ReduceScatterOp::verify() { return verifyUnlessInSymbolTable(*this); }
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+LogicalResult ShardedToUnreducedOp::verify() {
+  return verifyUnlessInSymbolTable(*this);
+}
+LogicalResult
+ShardedToUnreducedOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyWithMeshes(&symbolTables);
+}
+
+LogicalResult ReplicatedToUnreducedOp::verify() {
+  return verifyUnlessInSymbolTable(*this);
+}
+LogicalResult ReplicatedToUnreducedOp::verifySymbolUses(
+    SymbolTableCollection &symbolTables) {
   return verifyWithMeshes(&symbolTables);
 }

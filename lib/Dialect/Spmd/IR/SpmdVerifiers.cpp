@@ -156,15 +156,14 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
     }
   }
 
+  // As Shardy does, the order is checked before the refs themselves.
   auto verifySorted = [&](ArrayRef<AxisRefAttr> refs,
                           StringRef kind) -> LogicalResult {
-    if (failed(verifyAxisRefList(refs, mesh, emitError, seen)))
-      return failure();
     if (!llvm::is_sorted(refs, [&](AxisRefAttr a, AxisRefAttr b) {
           return AxisRefAttr::lessInMesh(mesh, a, b);
         }))
       return emitError(kind) << " axes are not ordered w.r.t. mesh";
-    return success();
+    return verifyAxisRefList(refs, mesh, emitError, seen);
   };
   if (failed(verifySorted(sharding.getReplicatedAxes(), "replicated")) ||
       failed(verifySorted(sharding.getUnreducedAxes(), "unreduced")))

@@ -9,13 +9,13 @@
 // the input sharding), their builders, and the passes that create
 // collectives (the lowering of reshards to collectives).
 //
-// Every function takes the operand's sharding `input`, valid on its resolved
-// mesh `mesh`, and returns the result sharding, or failure with Shardy's
-// message in `*error` when given. The result keeps the mesh (symbol or
-// inlined) and the replicated axes of `input`, and the open/closed state and
-// priority of each dimension (a priority is dropped from a dimension that
-// ends up closed and empty, where it is not allowed); only the reducing
-// collectives change unreduced axes.
+// Every infer function takes the input sharding `input`, valid on its
+// resolved mesh `mesh`, and returns the result sharding, or failure with
+// Shardy's message in `*error` when given. The result keeps the mesh (symbol
+// or inlined) and the replicated axes of `input`, and the open/closed state
+// and priority of each dimension (a priority is dropped from a dimension that
+// ends up closed and empty, where it is not allowed); only the reducing and
+// `*_to_unreduced` collectives change unreduced axes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,7 @@
 
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tessera::spmd {
@@ -50,8 +51,8 @@ inferAllSliceSharding(TensorShardingAttr input,
 
 /// `all_to_all`: for each parameter, removes its axes from the end of
 /// dimension `src` (as `all_gather`) and appends them to dimension `tgt` (as
-/// `all_slice`). Fails on an empty, out-of-range, equal (`src == tgt`),
-/// overlapping or unsorted parameter list, and on axes that are not a suffix
+/// `all_slice`). Fails on an empty, out-of-range, overlapping (`src == tgt`
+/// included) or unsorted parameter list, and on axes that are not a suffix
 /// of `src`.
 FailureOr<TensorShardingAttr>
 inferAllToAllSharding(TensorShardingAttr input,
@@ -59,45 +60,82 @@ inferAllToAllSharding(TensorShardingAttr input,
                       std::string *error = nullptr);
 
 /// `all_reduce` with `kind` over `reductionAxes`: the dimensions are kept;
-/// reduced unreduced axes are removed from `unreduced`. Fails when a
-/// reduction axis overlaps a dimension sharding or a replicated axis,
-/// partially overlaps an unreduced axis, or reduces unreduced axes of
-/// another kind.
+/// the reduced axes are removed from `unreduced` (sub-axes split as needed).
+/// Fails when a reduction axis overlaps a dimension sharding or a replicated
+/// axis, or removes unreduced axes that were left unreduced with another
+/// kind.
 FailureOr<TensorShardingAttr>
 inferAllReduceSharding(TensorShardingAttr input,
                        ArrayRef<AxisRefAttr> reductionAxes, ReductionKind kind,
                        MeshAttr mesh, std::string *error = nullptr);
 
-/// `reduce_scatter` with `kind`: an `all_reduce` over every axis of `axes`,
-/// then an `all_slice` of `axes[d]` along each dimension d.
+/// `reduce_scatter` with `kind`: the unreduced axes among `axes` are reduced
+/// as by `all_reduce`, then `axes[d]` are appended to dimension d as by
+/// `all_slice`.
 FailureOr<TensorShardingAttr>
 inferReduceScatterSharding(TensorShardingAttr input,
                            ArrayRef<AxisRefListAttr> axes, ReductionKind kind,
                            MeshAttr mesh, std::string *error = nullptr);
 
+/// `sharded_to_unreduced`: removes `axes[d]` from the end of dimension d (as
+/// `all_gather`) and adds them to the `sum`-unreduced axes (sorted, merged).
+FailureOr<TensorShardingAttr>
+inferShardedToUnreducedSharding(TensorShardingAttr input,
+                                ArrayRef<AxisRefListAttr> axes, MeshAttr mesh,
+                                std::string *error = nullptr);
+
+/// `replicated_to_unreduced`: `axes` (not empty; replicated in `input`, that
+/// is, in no dimension sharding and not unreduced) become `sum`-unreduced and
+/// leave `replicated`.
+FailureOr<TensorShardingAttr>
+inferReplicatedToUnreducedSharding(TensorShardingAttr input,
+                                   ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
+                                   std::string *error = nullptr);
+
 /// `collective_permute` from `input` on `inputMesh` to `output` on
-/// `outputMesh`: the meshes have the same axes, every dimension keeps its
-/// sharded size, and the unreduced axes and their kind are unchanged.
+/// `outputMesh`: the meshes have the same axes and every dimension keeps its
+/// sharded size.
 LogicalResult verifyCollectivePermuteSharding(TensorShardingAttr input,
                                               MeshAttr inputMesh,
                                               TensorShardingAttr output,
                                               MeshAttr outputMesh,
                                               std::string *error = nullptr);
 
-/// Checks that a collective's `output` sharding is the `expected` one: the
-/// same axes in every dimension (`result sharding doesn't match expected
-/// sharding ["x"] on dimension 0`) and the same unreduced axes and kind.
-/// Open/closed dimensions, priorities and replicated axes may differ.
+/// Checks that a collective's `output` sharding has the dimension axes of
+/// `expected` (`result sharding doesn't match expected sharding ["x"] on
+/// dimension 0`). Open/closed dimensions, priorities, replicated and
+/// unreduced axes are not compared (see verifyUnreducedAxesTransition).
 LogicalResult verifyCollectiveResultSharding(TensorShardingAttr expected,
                                              TensorShardingAttr output,
                                              std::string *error = nullptr);
 
-/// Checks how `target` (the sharding of a reshard or sharding constraint)
-/// changes the unreduced axes of `source` (its operand's): an axis that stays
-/// unreduced keeps its reduction kind, and new unreduced axes are `sum`.
-LogicalResult verifyUnreducedTransition(TensorShardingAttr source,
-                                        TensorShardingAttr target,
-                                        std::string *error = nullptr);
+/// The parts of the axes `lhs` that no axis of `rhs` covers (a sub-axis of
+/// `lhs` partly covered by `rhs` leaves its uncovered major and minor parts).
+SmallVector<AxisRefAttr> getAxisSetDiff(ArrayRef<AxisRefAttr> lhs,
+                                        ArrayRef<AxisRefAttr> rhs,
+                                        MeshAttr mesh);
+
+/// Sorts `axes` in mesh order and merges consecutive sub-axes.
+void sortAndMergeAxes(SmallVectorImpl<AxisRefAttr> &axes, MeshAttr mesh);
+
+/// Checks how the unreduced axes change from `source` (an op's input
+/// sharding, may be null) to `target` (its result sharding), as Shardy does:
+/// - axes only in `target` are introduced: allowed only with
+///   `introducedKind`, and `target` must leave them unreduced with it
+///   (`cannot add new unreduced axis 'x'.`, `cannot introduce 'max'
+///   unreduced axes. Expected 'sum'.`);
+/// - axes only in `source` are removed (reduced): allowed only with
+///   `removedKind`, which must be the kind `source` left them with
+///   (`dropped unreduced axis 'x' without a blessed operation ...`,
+///   `cannot reduce 'max' unreduced axes. Expected 'sum'.`);
+/// - axes in both keep their kind (`cannot change the reduction operator of
+///   kept unreduced axes from max to sum.`).
+LogicalResult
+verifyUnreducedAxesTransition(TensorShardingAttr source,
+                              TensorShardingAttr target, MeshAttr mesh,
+                              std::optional<ReductionKind> introducedKind,
+                              std::optional<ReductionKind> removedKind,
+                              std::string *error = nullptr);
 
 } // namespace mlir::tessera::spmd
 

@@ -578,4 +578,64 @@ def Spmd_ReduceScatterOp : Spmd_CollectiveOp<"reduce_scatter"> {
   let hasCustomAssemblyFormat = 1;
 }
 
+def Spmd_ShardedToUnreducedOp : Spmd_CollectiveOp<"sharded_to_unreduced"> {
+  let summary = "turns sharding axes into unreduced axes";
+  let description = collectiveDescription # [{
+
+    `axes` has one axis list per dimension; each must be a suffix of the
+    axes that shard that dimension in the input (as for `spmd.all_gather`).
+    They are removed from the dimension and become `sum`-unreduced axes of
+    the result (sorted in mesh order, consecutive sub-axes merged): each
+    device keeps its own shard in place and zeros elsewhere, so that an
+    `spmd.all_reduce` over the same axes gives what an `spmd.all_gather`
+    would. The input's unreduced axes must be `sum` ones, and the result's
+    unreduced axes are exactly the input's plus `axes`
+    (`out_unreduced_axes should be in_unreduced_axes +
+    sharded_to_unreduced_axes`).
+
+    ```mlir
+    // %0 is sharded <@mesh, [{"a", "b"}, {"c"} ], unreduced={"d"}>
+    %1 = spmd.sharded_to_unreduced [{"b"}, {"c"} ] %0
+        out_sharding=<@mesh, [{"a"}, {} ], unreduced={"b", "c", "d"}>
+        : tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$tensor,
+    Spmd_ListOfAxisRefListsAttr:$axes,
+    Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding
+  );
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Spmd_ReplicatedToUnreducedOp
+    : Spmd_CollectiveOp<"replicated_to_unreduced"> {
+  let summary = "turns replicated axes into unreduced axes";
+  let description = collectiveDescription # [{
+
+    `axes` (not empty, sorted in mesh order) must be replicated in the input,
+    implicitly or explicitly: no dimension is sharded on them and they are
+    not unreduced. They become `sum`-unreduced axes of the result (one device
+    of each group along them keeps the value, the others hold zeros, so that
+    an `spmd.all_reduce` over them gives the input back); dimension shardings
+    are unchanged and the result's unreduced axes are exactly the input's
+    plus `axes`.
+
+    ```mlir
+    // %0 is sharded <@mesh, [{"a"}, {} ], replicated={"c"}>
+    %1 = spmd.replicated_to_unreduced {"b", "c"} %0
+        out_sharding=<@mesh, [{"a"}, {} ], unreduced={"b", "c"}>
+        : tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$tensor,
+    Spmd_AxisRefListAttr:$axes,
+    Spmd_TensorShardingAttr:$out_sharding,
+    OptionalAttr<Spmd_TensorShardingAttr>:$in_sharding
+  );
+  let hasCustomAssemblyFormat = 1;
+}
+
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDSHARDINGOPS_TD
