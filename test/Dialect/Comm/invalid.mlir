@@ -752,7 +752,9 @@ spmd.mesh @mesh = <["x"=2, "y"=4, "z"=1]>
 
 // Tests that axis names are quoted.
 func.func @unquoted_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{expected a quoted axis name}}
+  // expected-error @+3 {{failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`}}
+  // expected-error @+2 {{failed to parse Spmd_AxisRef parameter 'name' which is to be a `::llvm::StringRef`}}
+  // expected-error @+1 {{expected string}}
   %0 = comm.all_reduce sum %x over @mesh {x} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -137,7 +137,9 @@ func.func @introduces_unreduced_axes(%arg0: tensor<16x8xf32> {spmd.sharding = #s
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 func.func @unquoted_slicing_axis(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-error @+1 {{expected a quoted axis name}}
+  // expected-error @+3 {{failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`}}
+  // expected-error @+2 {{failed to parse Spmd_AxisRef parameter 'name' which is to be a `::llvm::StringRef`}}
+  // expected-error @+1 {{expected string}}
   %0 = spmd.all_slice [{x}, {}] %arg0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }

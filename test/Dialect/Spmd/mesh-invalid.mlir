@@ -67,7 +67,8 @@ spmd.mesh @mesh = <["a"=2], device_ids=[1, 0], device_ids=[1, 0]>
 
 // -----
 
-// expected-error @+1 {{expected a quoted axis name}}
+// expected-error @+2 {{failed to parse Spmd_MeshAxis parameter 'name' which is to be a `::llvm::StringRef`}}
+// expected-error @+1 {{expected string}}
 spmd.mesh @mesh = <[a=2]>
 
 // -----

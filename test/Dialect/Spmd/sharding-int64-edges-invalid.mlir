@@ -8,6 +8,7 @@
 spmd.mesh @mesh = <["x"=8]>
 
 // Tests that a pre-size times size that overflows to 0 is rejected.
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
 // expected-error @+1 {{sub-axis (4294967296)4294967296 is too large: pre-size times size overflows a 64-bit integer}}
 func.func @overflow_to_zero(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(4294967296)4294967296}]>}) {
   return
@@ -19,6 +20,7 @@ spmd.mesh @mesh = <["x"=8]>
 
 // Tests that a pre-size times size that wraps to a divisor of the axis size
 // is rejected rather than accepted.
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
 // expected-error @+1 {{sub-axis (4611686018427387906)4 is too large: pre-size times size overflows a 64-bit integer}}
 func.func @overflow_wraps_to_axis_size(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(4611686018427387906)4}]>}) {
   return
@@ -29,6 +31,7 @@ func.func @overflow_wraps_to_axis_size(%a: tensor<8xf32> {spmd.sharding = #spmd.
 spmd.mesh @mesh = <["x"=8]>
 
 // Tests the largest pre-size with size 2.
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
 // expected-error @+1 {{sub-axis (9223372036854775807)2 is too large: pre-size times size overflows a 64-bit integer}}
 func.func @max_pre_size(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(9223372036854775807)2}]>}) {
   return
@@ -39,6 +42,7 @@ func.func @max_pre_size(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh,
 spmd.mesh @mesh = <["x"=8]>
 
 // Tests the one negative product that overflows (INT64_MIN * -1).
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
 // expected-error @+1 {{sub-axis (-9223372036854775808)-1 is too large: pre-size times size overflows a 64-bit integer}}
 func.func @min_times_minus_one(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(-9223372036854775808)-1}]>}) {
   return
@@ -70,6 +74,7 @@ func.func @negative_sizes(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mes
 spmd.mesh @mesh = <["x"=8]>
 
 // Tests that a pre-size past int64 is a parse error.
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
 // expected-error @+1 {{integer value too large}}
 func.func @pre_size_past_int64(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(9223372036854775808)2}]>}) {
   return

@@ -473,11 +473,13 @@ func.func @debug_attr_kind(%arg0: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// expected-error @+1 {{expected a priority of the form 'p<N>', got 'q1'}}
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
+// expected-error @+1 {{expecting priority in format 'p<number>', got: q1}}
 func.func private @bad_priority() attributes {s = #spmd.sharding<@mesh, [{"a"}q1]>}
 
 // -----
 
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'unreduced_axes'}}
 // expected-error @+1 {{unknown unreduced kind 'prod', expected 'sum', 'max' or 'min'}}
 func.func private @bad_unreduced_kind() attributes {s = #spmd.sharding<@mesh, [{}], unreduced=prod{"a"}>}
 
@@ -488,17 +490,36 @@ func.func private @bad_mesh_ref() attributes {s = #spmd.sharding<"mesh", [{}]>}
 
 // -----
 
-// expected-error @+1 {{expected 'replicated' or 'unreduced' (in this order, each at most once), got 'replicate'}}
+// expected-error @+1 {{failed to parse Spmd_TensorSharding, expected valid named axis list after comma}}
 func.func private @bad_trailing_keyword() attributes {s = #spmd.sharding<@mesh, [{}], replicate={"a"}>}
 
 // -----
 
-// expected-error @+1 {{expected 'replicated' or 'unreduced' (in this order, each at most once), got 'replicated'}}
-func.func private @replicated_after_unreduced() attributes {s = #spmd.sharding<@mesh, [{}], unreduced={"a"}, replicated={"b"}>}
+// expected-error @+1 {{failed to parse Spmd_TensorSharding, expected valid named axis list after comma}}
+func.func private @replicated_twice() attributes {s = #spmd.sharding<@mesh, [{}], replicated={"a"}, replicated={"b"}>}
 
 // -----
 
-// expected-error @+1 {{expected a quoted axis name}}
+// expected-error @+1 {{failed to parse Spmd_TensorSharding, expected valid named axis list after comma}}
+func.func private @unreduced_twice() attributes {s = #spmd.sharding<@mesh, [{}], unreduced={"a"}, unreduced={"b"}>}
+
+// -----
+
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
+// expected-error @+1 {{expecting integer priority, got: p9999999999999999999}}
+func.func private @priority_overflow() attributes {s = #spmd.sharding<@mesh, [{"a"}p9999999999999999999]>}
+
+// -----
+
+// expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
+// expected-error @+1 {{priorities with leading zeros are not allowed, got: p01}}
+func.func private @priority_leading_zero() attributes {s = #spmd.sharding<@mesh, [{"a"}p01]>}
+
+// -----
+
+// expected-error @+3 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
+// expected-error @+2 {{failed to parse Spmd_AxisRef parameter 'name' which is to be a `::llvm::StringRef`}}
+// expected-error @+1 {{expected string}}
 func.func private @unquoted_axis() attributes {s = #spmd.sharding<@mesh, [{a}]>}
 
 // -----

@@ -35,11 +35,17 @@ func.func @open_empty_priority(
 // CHECK-SAME: #spmd.sharding<@mesh, [{"x"}, {}], unreduced=max{"y"}>
 // CHECK-SAME: #spmd.sharding<@mesh, [{}, {}], replicated={"x", "w"}, unreduced=min{"y", "z"}>
 // CHECK-SAME: #spmd.sharding<@mesh, [{}, {}], unreduced={"y"}>
+// CHECK-SAME: #spmd.sharding<@mesh, [{}, {}], replicated={"x"}, unreduced={"y"}>
+// CHECK-SAME: #spmd.sharding<@mesh, [{}, {}], unreduced={"z"}>
 func.func @replicated_and_unreduced(
     %arg0: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], replicated={"y"}, unreduced={"z", "w"}>},
     %arg1: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced=max{"y"}>},
     %arg2: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], replicated={"x", "w"}, unreduced=min{"y", "z"}>},
-    %arg3: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced=sum{"y"}>}) {
+    %arg3: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced=sum{"y"}>},
+    // Either order is accepted (as in Shardy); `replicated` prints first.
+    %arg4: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced={"y"}, replicated={"x"}>},
+    // `unreduced` without `=` (and then without a kind) is accepted too.
+    %arg5: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced{"z"}>}) {
   return
 }
 

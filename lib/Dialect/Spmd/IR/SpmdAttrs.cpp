@@ -28,12 +28,21 @@ using namespace mlir::tessera::spmd;
 // Shared parsing helpers
 //===----------------------------------------------------------------------===//
 
-/// Parses `"name"`, failing with a clear message otherwise.
-static ParseResult parseAxisName(AsmParser &parser, std::string &name) {
-  if (parser.parseOptionalString(&name))
-    return parser.emitError(parser.getCurrentLocation(),
-                            "expected a quoted axis name");
-  return success();
+// The parse errors follow Shardy's, which come from TableGen-generated
+// parsers: the innermost error (`expected string`) followed by one
+// `failed to parse <Attr> parameter '<name>' ...` per enclosing attribute,
+// all at the same place, so that users (and tests) see the same chain.
+
+/// Parses `"name"`; `attrName` names the attribute for the error chain.
+static ParseResult parseAxisName(AsmParser &parser, std::string &name,
+                                 StringRef attrName = "Spmd_AxisRef") {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalString(&name)))
+    return success();
+  parser.emitError(loc, "expected string");
+  return parser.emitError(loc, "failed to parse ")
+         << attrName
+         << " parameter 'name' which is to be a `::llvm::StringRef`";
 }
 
 /// Parses `"x"` or `"x":(m)k`.
@@ -59,17 +68,23 @@ static ParseResult parseAxisRef(AsmParser &parser, AxisRefAttr &ref) {
   return success();
 }
 
-/// Parses `{` axis-ref (`,` axis-ref)* `}` (possibly empty).
+/// Parses `{` axis-ref (`,` axis-ref)* `}` (possibly empty). A bad element
+/// adds `failed to parse axis list ...` to its error.
 static ParseResult parseAxisRefBraces(AsmParser &parser,
                                       SmallVectorImpl<AxisRefAttr> &refs) {
-  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Braces,
-                                        [&]() -> ParseResult {
-                                          AxisRefAttr ref;
-                                          if (parseAxisRef(parser, ref))
-                                            return failure();
-                                          refs.push_back(ref);
-                                          return success();
-                                        });
+  if (parser.parseLBrace())
+    return failure();
+  if (succeeded(parser.parseOptionalRBrace()))
+    return success();
+  do {
+    AxisRefAttr ref;
+    if (parseAxisRef(parser, ref))
+      return parser.emitError(parser.getCurrentLocation(),
+                              "failed to parse axis list which is expected "
+                              "to be an `ArrayRef<AxisRefAttr>`");
+    refs.push_back(ref);
+  } while (succeeded(parser.parseOptionalComma()));
+  return parser.parseRBrace();
 }
 
 static void printAxisRefs(AsmPrinter &printer, ArrayRef<AxisRefAttr> refs) {
@@ -87,7 +102,7 @@ static void printAxisRefs(AsmPrinter &printer, ArrayRef<AxisRefAttr> refs) {
 static MeshAxisAttr parseMeshAxisBody(AsmParser &parser) {
   std::string name;
   int64_t size = 0;
-  if (parseAxisName(parser, name) || parser.parseEqual() ||
+  if (parseAxisName(parser, name, "Spmd_MeshAxis") || parser.parseEqual() ||
       parser.parseInteger(size))
     return {};
   return MeshAxisAttr::get(parser.getContext(), name, size);
@@ -657,19 +672,29 @@ void AllToAllParamListAttr::print(AsmPrinter &printer) const {
 // DimensionShardingAttr
 //===----------------------------------------------------------------------===//
 
-/// Parses the optional `pN` suffix of a dimension sharding.
+/// Parses the optional `pN` suffix of a dimension sharding (a decimal
+/// number without leading zeros that fits in int64).
 static ParseResult parsePriority(AsmParser &parser,
                                  std::optional<int64_t> &priority) {
-  SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (failed(parser.parseOptionalKeyword(&keyword)))
     return success();
+  StringRef digits = keyword.drop_front();
+  if (keyword.size() < 2 || keyword.front() != 'p' ||
+      !llvm::all_of(digits, llvm::isDigit))
+    return parser.emitError(parser.getCurrentLocation(),
+                            "expecting priority in format 'p<number>', got: ")
+           << keyword;
+  if (digits.size() > 1 && digits.front() == '0')
+    return parser.emitError(
+               parser.getCurrentLocation(),
+               "priorities with leading zeros are not allowed, got: ")
+           << keyword;
   int64_t value = 0;
-  if (!keyword.consume_front("p") || keyword.empty() ||
-      keyword.getAsInteger(10, value))
-    return parser.emitError(loc, "expected a priority of the form 'p<N>', "
-                                 "got '")
-           << keyword << "'";
+  if (digits.getAsInteger(10, value))
+    return parser.emitError(parser.getCurrentLocation(),
+                            "expecting integer priority, got: ")
+           << keyword;
   priority = value;
   return success();
 }
@@ -774,49 +799,60 @@ static Attribute parseTensorShardingBody(AsmParser &parser) {
     return {};
   }
   SmallVector<DimensionShardingAttr> dims;
-  if (parser.parseComma() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+  if (parser.parseComma())
+    return {};
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
                                      [&]() -> ParseResult {
                                        DimensionShardingAttr dim;
                                        if (parseDimSharding(parser, dim))
                                          return failure();
                                        dims.push_back(dim);
                                        return success();
-                                     }))
+                                     })) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "failed to parse Spmd_TensorSharding parameter "
+                     "'dim_shardings' which is to be a "
+                     "`::llvm::ArrayRef<DimensionShardingAttr>`");
     return {};
+  }
+  // `replicated=` and `unreduced=` lists, each at most once and in either
+  // order (printed replicated first); `unreduced` takes an optional kind
+  // (`unreduced=max{...}`).
   SmallVector<AxisRefAttr> replicated, unreduced;
   ReductionKind kind = ReductionKind::Sum;
-  bool seenReplicated = false, seenUnreduced = false;
+  auto failParam = [&](StringRef param) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "failed to parse Spmd_TensorSharding parameter '")
+        << param << "'";
+    return Attribute();
+  };
   while (succeeded(parser.parseOptionalComma())) {
-    SMLoc kwLoc = parser.getCurrentLocation();
-    StringRef keyword;
-    if (parser.parseKeyword(&keyword))
-      return {};
-    if (keyword == "replicated" && !seenReplicated && !seenUnreduced) {
-      seenReplicated = true;
+    if (replicated.empty() &&
+        succeeded(parser.parseOptionalKeyword("replicated"))) {
       if (parser.parseEqual() || parseAxisRefBraces(parser, replicated))
-        return {};
-    } else if (keyword == "unreduced" && !seenUnreduced) {
-      seenUnreduced = true;
-      if (parser.parseEqual())
-        return {};
-      StringRef kindName;
-      SMLoc kindLoc = parser.getCurrentLocation();
-      if (succeeded(parser.parseOptionalKeyword(&kindName))) {
-        std::optional<ReductionKind> parsed = symbolizeReductionKind(kindName);
-        if (!parsed) {
-          parser.emitError(kindLoc, "unknown unreduced kind '")
-              << kindName << "', expected 'sum', 'max' or 'min'";
-          return {};
+        return failParam("replicated_axes");
+    } else if (unreduced.empty() &&
+               succeeded(parser.parseOptionalKeyword("unreduced"))) {
+      if (succeeded(parser.parseOptionalEqual())) {
+        StringRef kindName;
+        SMLoc kindLoc = parser.getCurrentLocation();
+        if (succeeded(parser.parseOptionalKeyword(&kindName))) {
+          std::optional<ReductionKind> parsed =
+              symbolizeReductionKind(kindName);
+          if (!parsed) {
+            parser.emitError(kindLoc, "unknown unreduced kind '")
+                << kindName << "', expected 'sum', 'max' or 'min'";
+            return failParam("unreduced_axes");
+          }
+          kind = *parsed;
         }
-        kind = *parsed;
       }
       if (parseAxisRefBraces(parser, unreduced))
-        return {};
+        return failParam("unreduced_axes");
     } else {
-      parser.emitError(kwLoc, "expected 'replicated' or 'unreduced' (in "
-                              "this order, each at most once), got '")
-          << keyword << "'";
+      parser.emitError(parser.getCurrentLocation(),
+                       "failed to parse Spmd_TensorSharding, expected valid "
+                       "named axis list after comma");
       return {};
     }
   }
@@ -970,18 +1006,24 @@ TensorShardingAttr TensorShardingAttr::withUnreduced(ArrayRef<AxisRefAttr> axes,
 
 Attribute TensorShardingPerValueAttr::parse(AsmParser &parser, Type) {
   SmallVector<TensorShardingAttr> shardings;
-  if (parser.parseLess() ||
-      parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square,
-          [&]() -> ParseResult {
+  if (parser.parseLess())
+    return {};
+  if (parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
             auto sharding = dyn_cast_or_null<TensorShardingAttr>(
                 TensorShardingAttr::parse(parser, Type()));
             if (!sharding)
               return failure();
             shardings.push_back(sharding);
             return success();
-          }) ||
-      parser.parseGreater())
+          })) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "failed to parse Spmd_TensorShardingPerValue parameter "
+                     "'shardings' which is to be a "
+                     "`::llvm::ArrayRef<TensorShardingAttr>`");
+    return {};
+  }
+  if (parser.parseGreater())
     return {};
   return TensorShardingPerValueAttr::get(parser.getContext(), shardings);
 }

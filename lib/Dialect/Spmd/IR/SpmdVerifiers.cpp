@@ -43,14 +43,51 @@ LogicalResult
 mlir::tessera::spmd::verifyAxisRefList(ArrayRef<AxisRefAttr> axes,
                                        MeshAttr mesh, EmitErrorFn emitError,
                                        SmallVectorImpl<AxisRefAttr> &seen) {
+  // Sub-axis sizes are checked later, over every list of the sharding (see
+  // verifySubAxes), as Shardy does.
   AxisRefAttr prev;
   for (AxisRefAttr ref : axes) {
     if (!mesh.hasAxis(ref.getName()))
       return emitError("unknown axis name: \"") << ref.getName() << "\"";
     if (llvm::is_contained(seen, ref))
       return emitError("duplicate axis ref: ") << ref.toString();
-    if (SubAxisInfoAttr info = ref.getSubAxisInfo()) {
-      int64_t axisSize = mesh.getAxisSize(ref.getName());
+    if (ref.getSubAxisInfo() && prev && prev.canMerge(ref))
+      return emitError("two consecutive sub-axes can be merged: ")
+             << prev.toString() << ", " << ref.toString();
+    seen.push_back(ref);
+    prev = ref;
+  }
+  return success();
+}
+
+LogicalResult mlir::tessera::spmd::verifySubAxes(ArrayRef<AxisRefAttr> allAxes,
+                                                 MeshAttr mesh,
+                                                 EmitErrorFn emitError) {
+  // Group by axis name, in mesh order so that the message is deterministic;
+  // within a name, sub-axes in mesh order.
+  SmallVector<AxisRefAttr> sorted(allAxes);
+  llvm::stable_sort(sorted, [&](AxisRefAttr a, AxisRefAttr b) {
+    return AxisRefAttr::lessInMesh(mesh, a, b);
+  });
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j < sorted.size() && sorted[j].getName() == sorted[i].getName())
+      ++j;
+    ArrayRef<AxisRefAttr> group = ArrayRef(sorted).slice(i, j - i);
+    i = j;
+    SmallVector<AxisRefAttr> subAxes = llvm::to_vector(llvm::make_filter_range(
+        group, [](AxisRefAttr ref) { return bool(ref.getSubAxisInfo()); }));
+    if (subAxes.empty())
+      continue;
+    StringRef name = group.front().getName();
+    if (subAxes.size() != group.size())
+      return emitError("both sub-axis and full-axis are used for axis name: "
+                       "\"")
+             << name << "\"";
+    int64_t axisSize = mesh.getAxisSize(name);
+    AxisRefAttr prev;
+    for (AxisRefAttr ref : subAxes) {
+      SubAxisInfoAttr info = ref.getSubAxisInfo();
       if (info.getPreSize() < 1)
         return emitError("sub-axis pre-size must be at least 1: ")
                << ref.toString();
@@ -65,43 +102,11 @@ mlir::tessera::spmd::verifyAxisRefList(ArrayRef<AxisRefAttr> axes,
       if (info.getSize() == axisSize)
         return emitError("sub-axis size is equal to the full axis size: ")
                << ref.toString();
-      if (prev && prev.canMerge(ref))
-        return emitError("two consecutive sub-axes can be merged: ")
-               << prev.toString() << ", " << ref.toString();
-    }
-    seen.push_back(ref);
-    prev = ref;
-  }
-  return success();
-}
-
-LogicalResult mlir::tessera::spmd::verifySubAxes(ArrayRef<AxisRefAttr> allAxes,
-                                                 MeshAttr mesh,
-                                                 EmitErrorFn emitError) {
-  // Group by axis name, then look for a full axis beside a sub-axis and for
-  // overlapping sub-axes (in mesh order, so the message is deterministic).
-  SmallVector<AxisRefAttr> sorted(allAxes);
-  llvm::sort(sorted, [&](AxisRefAttr a, AxisRefAttr b) {
-    return AxisRefAttr::lessInMesh(mesh, a, b);
-  });
-  for (size_t i = 0; i < sorted.size();) {
-    size_t j = i;
-    while (j < sorted.size() && sorted[j].getName() == sorted[i].getName())
-      ++j;
-    ArrayRef<AxisRefAttr> group = ArrayRef(sorted).slice(i, j - i);
-    bool hasFull = llvm::any_of(
-        group, [](AxisRefAttr ref) { return !ref.getSubAxisInfo(); });
-    bool hasSub = llvm::any_of(
-        group, [](AxisRefAttr ref) { return bool(ref.getSubAxisInfo()); });
-    if (hasFull && hasSub)
-      return emitError("both sub-axis and full-axis are used for axis name: "
-                       "\"")
-             << group.front().getName() << "\"";
-    for (size_t k = 1; k < group.size(); ++k)
-      if (group[k - 1].overlaps(group[k]))
+      if (prev && prev.getSubAxisInfo().getNextPreSize() > info.getPreSize())
         return emitError("overlapping sub-axes: ")
-               << group[k - 1].toString() << ", " << group[k].toString();
-    i = j;
+               << prev.toString() << ", " << ref.toString();
+      prev = ref;
+    }
   }
   return success();
 }
@@ -117,18 +122,30 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
   if (mesh.isMaximal()) {
     if (!hasOnlyRankZero())
       return emitError("a maximal sharding can only have a sharding with "
-                       "rank 0 and no replicated or unreduced axes");
+                       "rank 0 and no replicated or unreduced axes.");
     return success();
   }
   auto shapedType = dyn_cast_or_null<ShapedType>(type);
+  if (auto tupleType = dyn_cast_or_null<TupleType>(type)) {
+    if (tupleType.size() != 1)
+      return emitError("ops can only have a sharding for a tuple of size 1: ")
+             << tupleType;
+    shapedType = dyn_cast<ShapedType>(tupleType.getType(0));
+  }
   if (!shapedType) {
-    if (!hasOnlyRankZero())
-      return emitError("non-shaped tensors can only have a sharding with "
-                       "rank 0 and no replicated or unreduced axes");
+    if (!hasOnlyRankZero()) {
+      InFlightDiagnostic diag =
+          emitError("non-shaped tensors can only have a sharding with rank 0 "
+                    "and no replicated or unreduced axes.");
+      if (type)
+        diag << " type: " << type << ", sharding: " << sharding;
+      return diag;
+    }
     return success();
   }
   if (!shapedType.hasRank())
-    return emitError("only ranked tensors can have a sharding");
+    return emitError("only ranked tensors can have a sharding. type: ")
+           << type;
   if (sharding.getRank() != shapedType.getRank())
     return emitError("sharding doesn't match tensor rank: ")
            << sharding.getRank() << " != " << shapedType.getRank();
