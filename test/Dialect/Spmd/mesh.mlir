@@ -26,6 +26,10 @@ spmd.mesh @mixed = <["x"=3, "y"=2], device_ids=[5, 4, 3, 2, 1, 0], axis_types=[a
 // CHECK: spmd.mesh @size_one = <["x"=1, "y"=6]>
 spmd.mesh @size_one = <["x"=1, "y"=6]>
 
+// As in Shardy, a module may hold meshes of different sizes.
+// CHECK: spmd.mesh @four = <["a"=4]>
+spmd.mesh @four = <["a"=4]>
+
 // CHECK: spmd.mesh @maximal = <[], device_ids=[3]>
 spmd.mesh @maximal = <[], device_ids=[3]>
 

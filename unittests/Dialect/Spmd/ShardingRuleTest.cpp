@@ -212,9 +212,20 @@ TEST_F(ShardingRuleTest, ContextFreeErrors) {
        "reduction factor cannot be in result mappings: i"},
       {"<([i])->([i]) {i=-2}>", "factor size must be non-negative, got: i=-2"},
   };
+  // As in Shardy, parsing does not check these (the rule is checked against
+  // the op it is attached to); the attribute's own verifier does.
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&context)); };
   for (const Case &c : cases) {
-    std::vector<std::string> errors =
-        collectErrors([&] { EXPECT_FALSE(rule(c.input)) << c.input; });
+    OpShardingRuleAttr parsed = rule(c.input);
+    ASSERT_TRUE(parsed) << c.input;
+    std::vector<std::string> errors = collectErrors([&] {
+      EXPECT_TRUE(failed(OpShardingRuleAttr::verify(
+          emitError, parsed.getFactorSizes(), parsed.getOperandMappings(),
+          parsed.getResultMappings(), parsed.getReductionFactors(),
+          parsed.getNeedReplicationFactors(), parsed.getPermutationFactors(),
+          parsed.getBlockedPropagationFactors(), parsed.getIsCustomRule())))
+          << c.input;
+    });
     ASSERT_EQ(errors.size(), 1u) << c.input;
     EXPECT_EQ(errors.front(), c.error);
   }
@@ -232,8 +243,9 @@ TEST_F(ShardingRuleTest, ErrorsFromTheApi) {
   });
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors.front(),
-            "number of operand mappings cannot be 0: sharding rules can only "
-            "be defined on ops with at least one operand and one result");
+            "number of operands mappings cannot be 0. Op sharding rules can "
+            "only be defined on operations with at least one operand and "
+            "result.");
   // An empty dimension mapping.
   errors = collectErrors([&] {
     EXPECT_FALSE(OpShardingRuleAttr::getChecked(

@@ -102,9 +102,15 @@ static void printAxisRefs(AsmPrinter &printer, ArrayRef<AxisRefAttr> refs) {
 static MeshAxisAttr parseMeshAxisBody(AsmParser &parser) {
   std::string name;
   int64_t size = 0;
+  SMLoc loc = parser.getCurrentLocation();
   if (parseAxisName(parser, name, "Spmd_MeshAxis") || parser.parseEqual() ||
       parser.parseInteger(size))
     return {};
+  if (size < 1) {
+    parser.emitError(loc, "axis size must be at least 1, got: ")
+        << size << " for axis \"" << name << "\"";
+    return {};
+  }
   return MeshAxisAttr::get(parser.getContext(), name, size);
 }
 
@@ -146,8 +152,12 @@ Attribute MeshAttr::parse(AsmParser &parser, Type) {
               return failure();
             axes.push_back(axis);
             return success();
-          }))
+          })) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "failed to parse Spmd_Mesh parameter 'axes' which is to "
+                     "be a `::llvm::ArrayRef<MeshAxisAttr>`");
     return {};
+  }
   while (succeeded(parser.parseOptionalComma())) {
     StringRef keyword;
     SMLoc kwLoc = parser.getCurrentLocation();
@@ -272,9 +282,9 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   llvm::sort(sorted);
   if (!llvm::equal(sorted, llvm::seq<int64_t>(0, product))) {
     InFlightDiagnostic diag = emitError();
-    diag << "sorted device ids must be iota(product(axes)), got: [";
+    diag << "sorted device ids must be iota(product(axes)), got: ";
     llvm::interleaveComma(sorted, diag);
-    return diag << "]";
+    return diag;
   }
   return success();
 }

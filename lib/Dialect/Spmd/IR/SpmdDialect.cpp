@@ -50,7 +50,8 @@ verifyOpShardingAttr(Operation *op, NamedAttribute attr, bool allowSingle,
   EmitErrorFn emitError = getEmitErrorFn(op);
   if (auto perValue = dyn_cast<TensorShardingPerValueAttr>(attr.getValue())) {
     if (!symbolTables && deferToSymbolUses(op, perValue.getShardings())) {
-      if (perValue.getShardings().size() != op->getNumResults())
+      if (perValue.getShardings().size() != op->getNumResults() &&
+          !(op->getNumResults() == 0 && perValue.getShardings().size() == 1))
         return emitError("result")
                << " shardings don't match number of values: "
                << perValue.getShardings().size() << " shardings vs "

@@ -243,7 +243,7 @@ ManualComputationOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
       continue;
     if (commonMesh && commonMesh != mesh)
       return emitOpError("all in and out shardings must be bound to the same "
-                         "mesh or an empty mesh");
+                         "mesh or an empty mesh.");
     commonMesh = mesh;
   }
   for (StringAttr axis : getManualAxes().getValue())

@@ -165,28 +165,26 @@ bool DimMappingAttr::contains(int64_t factorIndex) const {
 // TensorMappingAttr
 //===----------------------------------------------------------------------===//
 
-/// Parses `[]` or `[` dim-mapping (`,` dim-mapping)* `]`.
+/// Parses `[]` or `[` dim-mapping (`,` dim-mapping)* `]`. A bad dim mapping
+/// adds Shardy's `failed to parse Spmd_TensorMapping parameter
+/// 'dim_mappings'` to its error.
 static ParseResult parseTensorMappingBody(AsmParser &parser,
                                           TensorMappingAttr &result) {
   SmallVector<DimMappingAttr> dims;
   if (parser.parseLSquare())
     return failure();
   if (failed(parser.parseOptionalRSquare())) {
-    while (true) {
-      SMLoc loc = parser.getCurrentLocation();
+    do {
       DimMappingAttr dim;
       if (parseDimMappingBody(parser, dim))
-        return failure();
+        return parser.emitError(parser.getCurrentLocation(),
+                                "failed to parse Spmd_TensorMapping parameter "
+                                "'dim_mappings' which is to be a "
+                                "`::llvm::ArrayRef<DimMappingAttr>`");
       dims.push_back(dim);
-      if (succeeded(parser.parseOptionalComma()))
-        continue;
-      if (succeeded(parser.parseOptionalRSquare()))
-        break;
-      if (dim.getFactorIndices().empty())
-        return parser.emitError(loc, "expected a dim mapping: factor names "
-                                     "such as 'i' or 'ij'");
-      return parser.parseRSquare();
-    }
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRSquare())
+      return failure();
   }
   result = TensorMappingAttr::get(parser.getContext(), dims);
   return success();
@@ -236,18 +234,24 @@ TensorMappingAttr::getDimOfFactor(int64_t factorIndex) const {
 static constexpr std::array<StringLiteral, 4> kFactorSetNames = {
     "reduction", "need_replication", "permutation", "blocked_propagation"};
 
-/// Parses `(` tensor-mapping (`,` tensor-mapping)* `)`.
+/// Parses `(` tensor-mapping (`,` tensor-mapping)* `)` (at least one); a
+/// bad mapping adds `failed to parse Spmd_OpShardingRule parameter
+/// '<param>'` to its error.
 static ParseResult
-parseTensorMappingList(AsmParser &parser,
+parseTensorMappingList(AsmParser &parser, StringRef param,
                        SmallVectorImpl<TensorMappingAttr> &mappings) {
-  return parser.parseCommaSeparatedList(
-      AsmParser::Delimiter::Paren, [&]() -> ParseResult {
-        TensorMappingAttr mapping;
-        if (parseTensorMappingBody(parser, mapping))
-          return failure();
-        mappings.push_back(mapping);
-        return success();
-      });
+  if (parser.parseLParen())
+    return failure();
+  do {
+    TensorMappingAttr mapping;
+    if (parseTensorMappingBody(parser, mapping))
+      return parser.emitError(parser.getCurrentLocation(),
+                              "failed to parse Spmd_OpShardingRule parameter '")
+             << param
+             << "' which is to be a `::llvm::ArrayRef<TensorMappingAttr>`";
+    mappings.push_back(mapping);
+  } while (succeeded(parser.parseOptionalComma()));
+  return parser.parseRParen();
 }
 
 /// Parses one factor name that must stand alone (not a compound).
@@ -297,30 +301,22 @@ Attribute OpShardingRuleAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<TensorMappingAttr> operandMappings, resultMappings;
   SmallVector<int64_t> factorSizes;
-  if (parser.parseLess() || parseTensorMappingList(parser, operandMappings) ||
-      parser.parseArrow() || parseTensorMappingList(parser, resultMappings) ||
+  if (parser.parseLess() ||
+      parseTensorMappingList(parser, "operand_mappings", operandMappings) ||
+      parser.parseArrow() ||
+      parseTensorMappingList(parser, "result_mappings", resultMappings) ||
       parseFactorSizes(parser, factorSizes))
     return {};
 
+  // The factor sets, each optional, in their fixed order; anything else
+  // ends the rule (and fails on the expected `>`).
   std::array<SmallVector<int64_t>, kFactorSetNames.size()> factorSets;
-  size_t nextSet = 0;
-  SMLoc keywordLoc = parser.getCurrentLocation();
-  StringRef keyword;
-  while (succeeded(parser.parseOptionalKeyword(&keyword))) {
-    auto *it = llvm::find(kFactorSetNames, keyword);
-    size_t set = it - kFactorSetNames.begin();
-    if (it == kFactorSetNames.end() || set < nextSet) {
-      parser.emitError(keywordLoc,
-                       "expected 'reduction', 'need_replication', "
-                       "'permutation' or 'blocked_propagation' (in this "
-                       "order, each at most once), got '")
-          << keyword << "'";
-      return {};
-    }
-    nextSet = set + 1;
+  for (size_t set = 0; set < kFactorSetNames.size(); ++set) {
+    if (failed(parser.parseOptionalKeyword(kFactorSetNames[set])))
+      continue;
     if (parser.parseEqual() ||
         parser.parseCommaSeparatedList(
-            AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+            AsmParser::Delimiter::OptionalBraces, [&]() -> ParseResult {
               int64_t index = 0;
               if (parseSingleFactorSymbol(parser, index))
                 return failure();
@@ -328,7 +324,6 @@ Attribute OpShardingRuleAttr::parse(AsmParser &parser, Type) {
               return success();
             }))
       return {};
-    keywordLoc = parser.getCurrentLocation();
   }
 
   bool isCustomRule = false;
@@ -339,14 +334,15 @@ Attribute OpShardingRuleAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  // Explicit ArrayRefs select the generated (non-template) getChecked.
+  // As in Shardy, the rule is checked against the op it is attached to
+  // (verifyShardingRule), not when it is parsed: its errors then name the op.
+  (void)loc;
   using Factors = ArrayRef<int64_t>;
   using Mappings = ArrayRef<TensorMappingAttr>;
-  return OpShardingRuleAttr::getChecked(
-      [&] { return parser.emitError(loc); }, parser.getContext(),
-      Factors(factorSizes), Mappings(operandMappings), Mappings(resultMappings),
-      Factors(factorSets[0]), Factors(factorSets[1]), Factors(factorSets[2]),
-      Factors(factorSets[3]), isCustomRule);
+  return OpShardingRuleAttr::get(
+      parser.getContext(), Factors(factorSizes), Mappings(operandMappings),
+      Mappings(resultMappings), Factors(factorSets[0]), Factors(factorSets[1]),
+      Factors(factorSets[2]), Factors(factorSets[3]), isCustomRule);
 }
 
 void OpShardingRuleAttr::print(AsmPrinter &printer) const {
@@ -469,9 +465,9 @@ LogicalResult OpShardingRuleAttr::verify(
   if (operandMappings.empty() || resultMappings.empty())
     return emitError() << "number of "
                        << (operandMappings.empty() ? "operand" : "result")
-                       << " mappings cannot be 0: sharding rules can only be "
-                          "defined on ops with at least one operand and one "
-                          "result";
+                       << "s mappings cannot be 0. Op sharding rules can only "
+                          "be defined on operations with at least one operand "
+                          "and result.";
   for (auto [index, size] : llvm::enumerate(factorSizes))
     if (size < 0)
       return emitError() << "factor size must be non-negative, got: "
@@ -590,6 +586,11 @@ static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
     return op->emitOpError("number of ")
            << kind << "s and mappings must match: " << types.size()
            << " != " << mappings.size();
+  if (mappings.empty())
+    return op->emitOpError("number of ")
+           << kind
+           << "s mappings cannot be 0. Op sharding rules can only be defined "
+              "on operations with at least one operand and result.";
   for (auto [index, entry] :
        llvm::enumerate(llvm::zip_equal(types, mappings))) {
     auto [type, mapping] = entry;
@@ -615,6 +616,29 @@ static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
       return emitError("mapping rank must match: ")
              << mapping.getRank() << " != " << shape.size();
 
+    int64_t numFactors = rule.getNumFactors();
+    llvm::BitVector seenInValue(numFactors);
+    for (auto [dim, dimMapping] : llvm::enumerate(mapping.getDimMappings())) {
+      ArrayRef<int64_t> factorIndices = dimMapping.getFactorIndices();
+      if (factorIndices.empty())
+        return emitError("dim mapping must have at least one factor: dim ")
+               << dim;
+      for (int64_t factorIndex : factorIndices) {
+        if (factorIndex < 0 || factorIndex >= numFactors)
+          return emitError("expecting factor indices to be within "
+                           "0<=...<num_factors; received: ")
+                 << factorIndex << ", num_factors: " << numFactors;
+        if (seenInValue.test(factorIndex))
+          return emitError("cannot reuse factors for the same tensor value: ")
+                 << factorSymbolString(factorIndex);
+        if (factorIndices.size() > 1 && rule.getFactorSize(factorIndex) == 1)
+          return emitError("dim mapping can't have a factor of size 1 if "
+                           "there are multiple factors: ")
+                 << dimMappingString(factorIndices) << " with "
+                 << factorSymbolString(factorIndex) << "=1";
+        seenInValue.set(factorIndex);
+      }
+    }
     for (auto [dim, dimSize, dimMapping] :
          llvm::enumerate(shape, mapping.getDimMappings())) {
       ArrayRef<int64_t> factorIndices = dimMapping.getFactorIndices();
@@ -652,20 +676,23 @@ static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
 
 LogicalResult mlir::tessera::spmd::verifyShardingRule(OpShardingRuleAttr rule,
                                                       Operation *op) {
-  // A parsed rule was checked when it was built; a rule made in C++ with
-  // `get` (e.g. by an external model) may not have been.
-  if (failed(OpShardingRuleAttr::verify(
-          [op] { return op->emitOpError(); }, rule.getFactorSizes(),
-          rule.getOperandMappings(), rule.getResultMappings(),
-          rule.getReductionFactors(), rule.getNeedReplicationFactors(),
-          rule.getPermutationFactors(), rule.getBlockedPropagationFactors(),
-          rule.getIsCustomRule())))
-    return failure();
+  // In Shardy's order: the mappings against the operands and results first,
+  // then the rule's own invariants (unused factors, factor sets).
+  for (auto [index, size] : llvm::enumerate(rule.getFactorSizes()))
+    if (size < 0)
+      return op->emitOpError("factor size must be non-negative, got: ")
+             << factorSymbolString(index) << "=" << size;
   if (failed(verifyValueMappings(op, rule, op->getOperandTypes(),
-                                 rule.getOperandMappings(), "operand")))
+                                 rule.getOperandMappings(), "operand")) ||
+      failed(verifyValueMappings(op, rule, op->getResultTypes(),
+                                 rule.getResultMappings(), "result")))
     return failure();
-  return verifyValueMappings(op, rule, op->getResultTypes(),
-                             rule.getResultMappings(), "result");
+  return OpShardingRuleAttr::verify(
+      [op] { return op->emitOpError(); }, rule.getFactorSizes(),
+      rule.getOperandMappings(), rule.getResultMappings(),
+      rule.getReductionFactors(), rule.getNeedReplicationFactors(),
+      rule.getPermutationFactors(), rule.getBlockedPropagationFactors(),
+      rule.getIsCustomRule());
 }
 
 LogicalResult

@@ -66,7 +66,7 @@ LogicalResult mlir::tessera::spmd::verifySubAxes(ArrayRef<AxisRefAttr> allAxes,
   // Group by axis name, in mesh order so that the message is deterministic;
   // within a name, sub-axes in mesh order.
   SmallVector<AxisRefAttr> sorted(allAxes);
-  llvm::stable_sort(sorted, [&](AxisRefAttr a, AxisRefAttr b) {
+  llvm::sort(sorted, [&](AxisRefAttr a, AxisRefAttr b) {
     return AxisRefAttr::lessInMesh(mesh, a, b);
   });
   for (size_t i = 0; i < sorted.size();) {
@@ -119,7 +119,7 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
     return sharding.getRank() == 0 && sharding.getReplicatedAxes().empty() &&
            sharding.getUnreducedAxes().empty();
   };
-  if (mesh.isMaximal()) {
+  if (mesh.isMaximal() || (!type && sharding.isFullyReplicated())) {
     if (!hasOnlyRankZero())
       return emitError("a maximal sharding can only have a sharding with "
                        "rank 0 and no replicated or unreduced axes.");
@@ -231,6 +231,23 @@ LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
     EmitErrorFn emitError, StringRef valueKind,
     SymbolTableCollection *symbolTables) {
   ArrayRef<TensorShardingAttr> shardings = attr.getShardings();
+  // An op without results (e.g. one with side effects) may still say where
+  // it runs: a single maximal or fully replicated sharding.
+  if (types.empty() && shardings.size() == 1) {
+    TensorShardingAttr sharding = shardings.front();
+    MeshAttr mesh = sharding.getMesh(op, symbolTables);
+    if ((mesh && mesh.isMaximal()) || sharding.isFullyReplicated()) {
+      if (!mesh)
+        return emitError(valueKind)
+               << " - unknown mesh: " << sharding.getMeshSymName();
+      return verifyTensorSharding(
+          sharding, Type(), mesh,
+          [&, valueKind](StringRef msg) {
+            return emitError(valueKind) << " - " << msg;
+          },
+          /*checkDivisibility=*/false, getParentManualAxes(op));
+    }
+  }
   if (shardings.size() != types.size())
     return emitError(valueKind)
            << " shardings don't match number of values: " << shardings.size()
@@ -252,8 +269,55 @@ LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
       continue;
     if (commonMesh && commonMesh != mesh)
       return emitError(valueKind) << " shardings can only be bound to the "
-                                     "same mesh or an empty mesh";
+                                     "same mesh or an empty mesh.";
     commonMesh = mesh;
   }
   return success();
+}
+
+LogicalResult mlir::tessera::spmd::verifyOneDeviceCount(Operation *symbolTableOp) {
+  MeshAttr first;
+  Operation *firstOwner = nullptr;
+  StringRef firstName;
+  auto check = [&](MeshAttr mesh, Operation *owner,
+                   StringRef name) -> LogicalResult {
+    if (!mesh || mesh.empty() || mesh.isMaximal())
+      return success();
+    if (!first) {
+      first = mesh;
+      firstOwner = owner;
+      firstName = name;
+      return success();
+    }
+    if (mesh.getTotalSize() == first.getTotalSize())
+      return success();
+    InFlightDiagnostic diag = owner->emitOpError("has ")
+                              << mesh.getTotalSize() << " devices but mesh ";
+    if (firstName.empty())
+      diag << first;
+    else
+      diag << "@" << firstName;
+    diag << " has " << first.getTotalSize()
+         << "; all non-maximal meshes of a module must have the same number "
+            "of devices";
+    diag.attachNote(firstOwner->getLoc()) << "mesh declared here";
+    return diag;
+  };
+  WalkResult result = symbolTableOp->walk([&](Operation *op) {
+    if (auto meshOp = dyn_cast<MeshOp>(op))
+      return failed(check(meshOp.getMesh(), op, meshOp.getSymName()))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    for (NamedAttribute attr : op->getAttrs()) {
+      bool failedCheck = false;
+      attr.getValue().walk([&](TensorShardingAttr sharding) {
+        if (!failedCheck)
+          failedCheck = failed(check(sharding.getInlinedMesh(), op, ""));
+      });
+      if (failedCheck)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }

@@ -57,12 +57,14 @@ def Spmd_MeshOp : Spmd_Op<"mesh",
     spmd.mesh @empty = <[]>
     ```
 
-    All meshes of a module that have devices, except maximal meshes, must
-    have the same number of devices.
+    As in Shardy, a module may declare meshes of different sizes (each
+    sharding names its mesh). A program that runs on devices needs one device
+    count: `verifyOneDeviceCount` (SpmdVerifiers.h) checks that all
+    non-maximal meshes of a module agree, for the passes and tools that
+    assign devices.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Spmd_MeshAttr:$mesh);
   let assemblyFormat = "$sym_name `=` $mesh attr-dict";
-  let hasVerifier = 1;
 }
 
 include "tessera/Dialect/Spmd/IR/SpmdShardingOps.td"

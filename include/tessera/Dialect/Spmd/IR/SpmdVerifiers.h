@@ -114,6 +114,14 @@ LogicalResult verifyAxisRefList(ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
 LogicalResult verifySubAxes(ArrayRef<AxisRefAttr> allAxes, MeshAttr mesh,
                             EmitErrorFn emitError);
 
+/// Checks that every non-maximal, non-empty mesh of `symbolTableOp` (the
+/// `spmd.mesh` symbols and the meshes inlined in shardings of its ops) has
+/// the same number of devices, as a program that runs on one set of devices
+/// needs. Reports the first mesh that differs (`'spmd.mesh' op has 4 devices
+/// but mesh @mesh has 8; ...`) and fails. The dialect itself allows mixed
+/// sizes, as Shardy does; passes and tools that assign devices call this.
+LogicalResult verifyOneDeviceCount(Operation *symbolTableOp);
+
 /// Verifies an op's `spmd.sharding_rule` attribute: an `#spmd.op_sharding_rule`
 /// with one mapping per operand and result, matching their ranks and static
 /// shapes (see verifyShardingRule in SpmdShardingRule.h).
