@@ -426,7 +426,7 @@ func.func @missing_in_shardings(%arg0: tensor<16x32xf32>) -> tensor<16x32xf32> {
 spmd.mesh @mesh = <["a"=2]>
 
 func.func @operand_not_ranked(%arg0: tensor<*xf32>) -> tensor<16x32xf32> {
-  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of any type values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'spmd.manual_computation' op operand - only ranked tensors can have a sharding. type: 'tensor<*xf32>'}}
   %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, [{}, {}]>] out_shardings=[<@mesh, [{}, {}]>] manual_axes={} (%arg1: tensor<16x32xf32>) {
     spmd.return %arg1 : tensor<16x32xf32>
   } : (tensor<*xf32>) -> tensor<16x32xf32>
@@ -455,4 +455,29 @@ func.func @generic_form_without_block(%arg0: tensor<16x32xf32>) -> tensor<16x32x
   %0 = "spmd.manual_computation"(%arg0) <{in_shardings = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>, manual_axes = #spmd.manual_axes<{}>, out_shardings = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>}> ({
   }) : (tensor<16x32xf32>) -> tensor<16x32xf32>
   return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["a"=2]>
+
+func.func @non_tensor_changes_type(%arg0: i32) -> i32 {
+  // expected-error @+1 {{'spmd.manual_computation' op operand type and region operand type at index 0 must match for a value that is not a ranked tensor: 'i32' vs 'i64'}}
+  %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, []>] out_shardings=[<@mesh, []>] manual_axes={"a"} (%a: i64) {
+    %c = arith.trunci %a : i64 to i32
+    spmd.return %c : i32
+  } : (i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+spmd.mesh @mesh = <["a"=2]>
+
+func.func @non_tensor_with_dims(%arg0: i32) -> i32 {
+  // expected-error @+1 {{'spmd.manual_computation' op operand - non-shaped tensors can only have a sharding with rank 0 and no replicated or unreduced axes.}}
+  %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, [{"a"}]>] out_shardings=[<@mesh, []>] manual_axes={"a"} (%a: i32) {
+    spmd.return %a : i32
+  } : (i32) -> i32
+  return %0 : i32
 }

@@ -409,3 +409,18 @@ func.func @result_shardings_of_spmd_ops(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf
   %8 = spmd.all_gather [{}, {"y"}] %7 out_sharding=<@mesh, [{}, {}]> : tensor<8x8xf32>
   return %1, %3, %6, %8 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// Values that are not tensors (here an i32) pass through a manual
+// computation unchanged, with a rank-0 sharding.
+spmd.mesh @mesh = <["a"=2]>
+
+// CHECK-LABEL: func.func @manual_computation_non_tensor
+// CHECK: spmd.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, []>, <@mesh, [{"a"}]>] out_shardings=[<@mesh, []>, <@mesh, [{"a"}]>] manual_axes={"a"} (%arg2: i32, %arg3: tensor<2xf32>)
+func.func @manual_computation_non_tensor(%arg0: i32, %arg1: tensor<4xf32>) -> (i32, tensor<4xf32>) {
+  %0:2 = spmd.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, []>, <@mesh, [{"a"}]>] out_shardings=[<@mesh, []>, <@mesh, [{"a"}]>] manual_axes={"a"} (%a: i32, %b: tensor<2xf32>) {
+    spmd.return %a, %b : i32, tensor<2xf32>
+  } : (i32, tensor<4xf32>) -> (i32, tensor<4xf32>)
+  return %0#0, %0#1 : i32, tensor<4xf32>
+}

@@ -164,7 +164,17 @@ static LogicalResult verifyManualComputationValues(
       return diag << "} and sharding " << sharding;
     }
 
-    auto globalTensor = cast<RankedTensorType>(globalType);
+    // Values that are not tensors (tokens, say) have a rank-0 sharding and
+    // pass through unchanged.
+    auto globalTensor = dyn_cast<RankedTensorType>(globalType);
+    if (!globalTensor) {
+      if (globalType != localType)
+        return op.emitOpError(valueKind)
+               << " type and region " << valueKind << " type at index "
+               << index << " must match for a value that is not a ranked "
+               << "tensor: " << globalType << " vs " << localType;
+      continue;
+    }
     SmallVector<int64_t> localShape;
     for (auto [dimSize, dimSharding] :
          llvm::zip_equal(globalTensor.getShape(), sharding.getDimShardings())) {

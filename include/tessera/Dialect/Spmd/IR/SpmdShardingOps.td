@@ -175,12 +175,12 @@ def Spmd_ManualComputationOp : Spmd_MeshUserOp<"manual_computation",
     Canonicalization removes unused operands (and their in_shardings).
   }];
   let arguments = (ins
-    Variadic<AnyRankedTensor>:$tensors,
+    Variadic<AnyType>:$tensors,
     Spmd_TensorShardingPerValueAttr:$in_shardings,
     Spmd_TensorShardingPerValueAttr:$out_shardings,
     Spmd_ManualAxesAttr:$manual_axes
   );
-  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
