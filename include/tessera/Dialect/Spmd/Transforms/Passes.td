@@ -92,4 +92,37 @@ def SpmdTestDataFlowEdgesPass : Pass<"spmd-test-data-flow-edges"> {
   ];
 }
 
+def SpmdLiftInlinedMeshesPass : Pass<"spmd-lift-inlined-meshes", "ModuleOp"> {
+  let summary = "Gives every mesh one symbol (lifts inlined meshes)";
+  let description = [{
+    The import step that makes equal shardings pointer-equal. Afterwards
+    every sharding in the module names its mesh by symbol, and no two
+    `spmd.mesh` symbols hold the same mesh:
+
+    - an `spmd.mesh` whose mesh equals an earlier one is erased, and the
+      shardings that named it name the earlier one;
+    - a mesh inlined in a sharding (`#spmd.sharding<mesh<["x"=2]>, ...>`) is
+      replaced by the symbol of an equal `spmd.mesh` if there is one, else
+      by a new symbol declared after the existing meshes: `@mesh` (then
+      `@mesh_0`, `@mesh_1`, ... if taken), `@empty_mesh` for `mesh<[]>`,
+      and `@maximal_mesh_<id>` for a maximal mesh `mesh<[], device_ids=[id]>`.
+
+    Shardings are rewritten wherever they are: function arguments and
+    results, `spmd.sharding` attributes and the operands of spmd ops. New
+    symbols are named in the order their meshes first appear (pre-order:
+    a function's signature before its body).
+
+    ```mlir
+    spmd.mesh @mesh = <["x"=2, "y"=4]>
+    spmd.mesh @copy = <["x"=2, "y"=4]>                // erased
+    func.func @f(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@copy, [{"x"} ]>})
+        -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<mesh<["z"=8]>, [{"z"} ]>}) {
+      return %a : tensor<8xf32>
+    }
+    // becomes <@mesh, [{"x"} ]> and <@mesh_0, [{"z"} ]>, with
+    // spmd.mesh @mesh_0 = <["z"=8]> declared after @mesh.
+    ```
+  }];
+}
+
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD
