@@ -546,3 +546,21 @@ func.func @product_overflows(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   %0 = "test.op"(%arg0) {spmd.sharding_rule = #spmd.op_sharding_rule<([ij])->([ij]) {i=4294967296, j=4294967296}>} : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Tests that a dynamic dimension needs a factor of dynamic size.
+func.func @dynamic_dim_static_factors(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'test.add' op operand 0 - expected a ranked tensor with a static shape. type: 'tensor<?x4xf32>' (dim 0 is dynamic: map it to a factor of size '?')}}
+  %0 = "test.add"(%arg0, %arg0) {spmd.sharding_rule = #spmd.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=8, j=4}>} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Tests that a static dimension can't be made of a dynamic factor.
+func.func @static_dim_dynamic_factor(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'test.neg' op operand - dim 0 size must match the product of its factor sizes: 8 != ? (i=?)}}
+  %0 = "test.neg"(%arg0) {spmd.sharding_rule = #spmd.op_sharding_rule<([i, j])->([i, j]) {i=?, j=4}>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

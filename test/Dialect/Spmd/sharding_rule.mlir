@@ -195,3 +195,15 @@ func.func @parts() {
   "test.parts"() {dim = #spmd.dim_mapping<zz_1>, tensor = #spmd.tensor_mapping<[i, jk]>, scalar = #spmd.tensor_mapping<[]>} : () -> ()
   return
 }
+
+// -----
+
+// A factor of dynamic size is written `?`; it maps dynamic dimensions.
+// CHECK-LABEL: func.func @dynamic_factor
+// CHECK: spmd.sharding_rule = #spmd.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=?, j=4}>
+// CHECK: spmd.sharding_rule = #spmd.op_sharding_rule<([i, j])->([ij]) {i=?, j=4}>
+func.func @dynamic_factor(%arg0: tensor<?x4xf32>) -> tensor<?xf32> {
+  %0 = "test.add"(%arg0, %arg0) {spmd.sharding_rule = #spmd.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=?, j=4}>} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %1 = "test.collapse"(%0) {spmd.sharding_rule = #spmd.op_sharding_rule<([i, j])->([ij]) {i=?, j=4}>} : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %1 : tensor<?xf32>
+}

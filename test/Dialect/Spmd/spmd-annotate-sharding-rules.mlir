@@ -186,3 +186,20 @@ func.func @overrides(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> () {
   %2 = spmd.sharding_constraint %x <@mesh, [{"x"}, {}]> : tensor<8x16xf32>
   return
 }
+
+// -----
+
+// Dynamic dimensions (shape-polymorphic programs) get factors of size `?`;
+// an op whose values disagree on which dimensions are dynamic gets no rule.
+// CHECK-LABEL: func.func @dynamic_dims
+func.func @dynamic_dims(%a: tensor<?x32xf32>, %b: tensor<32x16xf32>, %c: tensor<?x16xf32>, %d: tensor<8x16xf32>) -> (tensor<?x32xf32>, tensor<?x16xf32>, tensor<8x16xf32>) {
+  // CHECK: arith.negf {{.*}} {spmd.sharding_rule = #spmd.op_sharding_rule<([i, j])->([i, j]) {i=?, j=32}>}
+  %0 = arith.negf %a : tensor<?x32xf32>
+  // CHECK: linalg.matmul {spmd.sharding_rule = #spmd.op_sharding_rule<([i, k], [k, j], [i, j])->([i, j]) {i=?, j=16, k=32} reduction={k}>}
+  %1 = linalg.matmul ins(%a, %b : tensor<?x32xf32>, tensor<32x16xf32>) outs(%c : tensor<?x16xf32>) -> tensor<?x16xf32>
+  // CHECK: linalg.matmul ins
+  // CHECK-NOT: spmd.sharding_rule
+  // CHECK-SAME: outs
+  %2 = linalg.matmul ins(%a, %b : tensor<?x32xf32>, tensor<32x16xf32>) outs(%d : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %0, %1, %2 : tensor<?x32xf32>, tensor<?x16xf32>, tensor<8x16xf32>
+}

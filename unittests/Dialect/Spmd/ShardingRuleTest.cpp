@@ -436,13 +436,26 @@ TEST_F(ShardingRuleTest, BuildPointwiseFromOp) {
   EXPECT_TRUE(succeeded(verifyShardingRule(built, op)));
   op->destroy();
 
-  // Mismatched shapes and dynamic shapes have no pointwise rule.
+  // Mismatched shapes have no pointwise rule, nor have values that disagree
+  // on which dimensions are dynamic.
   Operation *mismatch = createOp({tensor({2, 4})}, {tensor({4, 2})});
   EXPECT_FALSE(OpShardingRuleBuilder::buildPointwise(mismatch));
   mismatch->destroy();
-  Operation *dynamic = createOp({tensor({ShapedType::kDynamic})},
-                                {tensor({ShapedType::kDynamic})});
-  EXPECT_FALSE(OpShardingRuleBuilder::buildPointwise(dynamic));
+  Operation *mixed = createOp({tensor({ShapedType::kDynamic, 4})},
+                              {tensor({8, 4})});
+  EXPECT_FALSE(OpShardingRuleBuilder::buildPointwise(mixed));
+  mixed->destroy();
+
+  // Dynamic dimensions become factors of size `?`.
+  Operation *dynamic = createOp({tensor({ShapedType::kDynamic, 4})},
+                                {tensor({ShapedType::kDynamic, 4})});
+  OpShardingRuleAttr dynamicRule =
+      OpShardingRuleBuilder::buildPointwise(dynamic);
+  EXPECT_EQ(print(dynamicRule),
+            "#spmd.op_sharding_rule<([i, j])->([i, j]) {i=?, j=4}>");
+  EXPECT_TRUE(dynamicRule.isDynamicFactor(0));
+  EXPECT_FALSE(dynamicRule.isDynamicFactor(1));
+  EXPECT_TRUE(succeeded(verifyShardingRule(dynamicRule, dynamic)));
   dynamic->destroy();
 }
 

@@ -62,9 +62,10 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
   if (!linalgOp.hasPureTensorSemantics() || op->getNumResults() == 0)
     return {};
+  // A loop of dynamic size (a `poly.shape` program) becomes a factor of
+  // size `?`; every dimension it indexes must then be dynamic too (and a
+  // static loop's dimensions static), else there is no rule.
   SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
-  if (llvm::any_of(loopSizes, ShapedType::isDynamic))
-    return {};
   SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
   unsigned numLoops = loopSizes.size();
@@ -78,6 +79,16 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
     for (AffineExpr expr : map.getResults())
       dimLoops[operand.getOperandNumber()].push_back(
           getIndexingLoop(expr, iterators, permutation));
+  }
+
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    for (auto [dim, loop] : llvm::enumerate(dimLoops[operand.getOperandNumber()]))
+      if (loop && ShapedType::isDynamic(type.getDimSize(dim)) !=
+                      ShapedType::isDynamic(loopSizes[*loop]))
+        return {};
   }
 
   OpShardingRuleBuilder builder(op);

@@ -149,8 +149,10 @@ OpShardingRuleAttr OpShardingRuleBuilder::buildPointwise(Operation *op) {
        llvm::concat<const Type>(op->getResultTypes(), op->getOperandTypes())) {
     ArrayRef<int64_t> valueShape;
     if (isa<ShapedType>(type)) {
+      // Dynamic dimensions become factors of size `?`; all values must then
+      // agree on which dimensions are dynamic (shapes compare equal).
       auto tensorType = dyn_cast<RankedTensorType>(type);
-      if (!tensorType || !tensorType.hasStaticShape())
+      if (!tensorType)
         return {};
       valueShape = tensorType.getShape();
     }

@@ -99,13 +99,21 @@ static std::string dimMappingString(ArrayRef<int64_t> factorIndices) {
   return result;
 }
 
+/// A factor size as written in a rule: the size, or `?` for a dynamic one.
+static std::string factorSizeString(int64_t size) {
+  if (ShapedType::isDynamic(size))
+    return "?";
+  return std::to_string(size);
+}
+
 /// `i=2, j=4` for the given factors.
 static std::string factorSizesString(ArrayRef<int64_t> factorIndices,
                                      ArrayRef<int64_t> factorSizes) {
   std::string result;
   llvm::raw_string_ostream os(result);
   llvm::interleaveComma(factorIndices, os, [&](int64_t index) {
-    os << factorSymbolString(index) << "=" << factorSizes[index];
+    os << factorSymbolString(index) << "="
+       << factorSizeString(factorSizes[index]);
   });
   return result;
 }
@@ -290,7 +298,11 @@ static ParseResult parseFactorSizes(AsmParser &parser,
                                        "factor index symbol '")
                  << factorSymbolString(expected) << "', received: '"
                  << factorSymbolString(index) << "'";
-        if (parser.parseEqual() || parser.parseInteger(size))
+        if (parser.parseEqual())
+          return failure();
+        if (succeeded(parser.parseOptionalQuestion()))
+          size = ShapedType::kDynamic;
+        else if (parser.parseInteger(size))
           return failure();
         factorSizes.push_back(size);
         return success();
@@ -362,7 +374,8 @@ void OpShardingRuleAttr::print(AsmPrinter &printer) const {
     llvm::interleaveComma(llvm::enumerate(getFactorSizes()), printer,
                           [&](auto indexAndSize) {
                             printer << factorSymbolString(indexAndSize.index())
-                                    << "=" << indexAndSize.value();
+                                    << "="
+                                    << factorSizeString(indexAndSize.value());
                           });
     printer << "}";
   }
@@ -469,7 +482,7 @@ LogicalResult OpShardingRuleAttr::verify(
                           "be defined on operations with at least one operand "
                           "and result.";
   for (auto [index, size] : llvm::enumerate(factorSizes))
-    if (size < 0)
+    if (size < 0 && !ShapedType::isDynamic(size))
       return emitError() << "factor size must be non-negative, got: "
                          << factorSymbolString(index) << "=" << size;
 
@@ -483,7 +496,7 @@ LogicalResult OpShardingRuleAttr::verify(
   if (!usedFactors.all()) {
     int64_t unused = usedFactors.find_first_unset();
     return emitError() << "has factor " << factorSymbolString(unused) << "="
-                       << factorSizes[unused]
+                       << factorSizeString(factorSizes[unused])
                        << " that isn't used in operand and result mappings";
   }
 
@@ -603,8 +616,9 @@ static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
     // A non-shaped value is a scalar.
     ArrayRef<int64_t> shape;
     if (isa<ShapedType>(type)) {
+      // Dynamic dimensions are checked below: each needs a dynamic factor.
       auto tensorType = dyn_cast<RankedTensorType>(type);
-      if (!tensorType || !tensorType.hasStaticShape())
+      if (!tensorType)
         return emitError("expected a ranked tensor with a static shape. type: ")
                << type;
       shape = tensorType.getShape();
@@ -642,6 +656,20 @@ static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
     for (auto [dim, dimSize, dimMapping] :
          llvm::enumerate(shape, mapping.getDimMappings())) {
       ArrayRef<int64_t> factorIndices = dimMapping.getFactorIndices();
+      auto isDynamicFactor = [&](int64_t factorIndex) {
+        return rule.isDynamicFactor(factorIndex);
+      };
+      // A dimension of dynamic size (of a `poly.shape` program, say) is
+      // mapped to at least one factor of dynamic size `?`; its size is only
+      // known at run time.
+      if (ShapedType::isDynamic(dimSize)) {
+        if (!llvm::any_of(factorIndices, isDynamicFactor))
+          return emitError(
+                     "expected a ranked tensor with a static shape. type: ")
+                 << type << " (dim " << dim
+                 << " is dynamic: map it to a factor of size '?')";
+        continue;
+      }
       // A single size-1 factor leaves the dimension unsharded, whatever its
       // size; permutation and need-replication factors may change the size
       // of a dimension across the op (pad, slice, concatenate, windows).
@@ -653,6 +681,12 @@ static LogicalResult verifyValueMappings(Operation *op, OpShardingRuleAttr rule,
                    rule.isNeedReplication(factorIndex);
           }))
         continue;
+      if (llvm::any_of(factorIndices, isDynamicFactor))
+        return emitError("dim ")
+               << dim << " size must match the product of its factor sizes: "
+               << dimSize << " != ? ("
+               << factorSizesString(factorIndices, rule.getFactorSizes())
+               << ")";
       int64_t product = 1;
       bool overflow = false;
       for (int64_t factorIndex : factorIndices)
@@ -679,7 +713,7 @@ LogicalResult mlir::tessera::spmd::verifyShardingRule(OpShardingRuleAttr rule,
   // In Shardy's order: the mappings against the operands and results first,
   // then the rule's own invariants (unused factors, factor sets).
   for (auto [index, size] : llvm::enumerate(rule.getFactorSizes()))
-    if (size < 0)
+    if (size < 0 && !ShapedType::isDynamic(size))
       return op->emitOpError("factor size must be non-negative, got: ")
              << factorSymbolString(index) << "=" << size;
   if (failed(verifyValueMappings(op, rule, op->getOperandTypes(),

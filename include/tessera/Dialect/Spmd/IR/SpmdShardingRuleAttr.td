@@ -164,28 +164,41 @@ def Spmd_OpShardingRuleAttr : Spmd_Attr<"OpShardingRule", "op_sharding_rule"> {
     and never replaced by the op's derived rule.
 
     Factor sizes are non-negative; a factor of size 1 is allowed (it can never
-    be sharded), and a factor of size 0 describes a dimension of size 0.
+    be sharded), and a factor of size 0 describes a dimension of size 0. A
+    factor whose size is only known at run time (a dynamic dimension of a
+    `poly.shape` program) has the size `?` (`ShapedType::kDynamic`):
 
-    Invariants checked when the attribute is built:
-    - at least one operand mapping and one result mapping;
-    - factor sizes are non-negative;
+    ```mlir
+    // arith.addf on tensor<?x4xf32>
+    #spmd.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=?, j=4}>
+    ```
+
+    A dynamic factor may be sharded only where the sharded size provably
+    divides its symbolic size (with the function's `poly.constraints`), or
+    where the program opts into padding: the passes that shard factors decide
+    that; the rule only records that the size is dynamic.
+
+    The rule is checked against the op that carries it (as Shardy does, not
+    when it is parsed, so that errors name the op), in this order:
+    - one mapping per operand and per result, and at least one of each;
+    - each operand/result is a ranked tensor (a non-shaped value such as an
+      `index` or `f32` is a scalar and maps to `[]`), whose rank matches its
+      mapping;
     - every dimension has at least one factor, every factor index is in
       range, no factor appears twice in one tensor, and a compound dimension
       has no factor of size 1;
-    - every factor is used by some operand or result;
+    - a dynamic dimension has at least one dynamic factor; a static one has
+      the size of the product of its factors' sizes (all static), unless it
+      is mapped to a single factor of size 1 (never sharded), or one of its
+      factors is a permutation or need-replication factor (pad, slice,
+      concatenate and window dimensions change size across the op);
+    - factor sizes are non-negative or `?`, and every factor is used by some
+      operand or result;
     - each factor set is sorted, has no duplicates and in-range indices; a
       factor is in at most one of `reduction`, `need_replication` and
       `permutation`; a reduction factor appears in no result.
-
-    Invariants checked against the op that carries the attribute:
-    - one mapping per operand and per result;
-    - each operand/result is a ranked tensor with a static shape (a
-      non-shaped value such as an `index` or `f32` is a scalar and maps to
-      `[]`), whose rank matches its mapping;
-    - a dimension has the size of the product of its factors' sizes, unless
-      it is mapped to a single factor of size 1 (never sharded), or one of its
-      factors is a permutation or need-replication factor (pad, slice,
-      concatenate and window dimensions change size across the op).
+    `OpShardingRuleAttr::verify` checks the op-independent part of these
+    for rules built in C++.
   }];
   let parameters = (ins
     OptionalArrayRefParameter<"int64_t", "factor sizes">:$factor_sizes,
@@ -215,9 +228,14 @@ def Spmd_OpShardingRuleAttr : Spmd_Attr<"OpShardingRule", "op_sharding_rule"> {
     int64_t getNumResults() const { return getResultMappings().size(); }
     /// The number of operand and result mappings.
     int64_t getNumTensors() const { return getNumOperands() + getNumResults(); }
-    /// The size of factor `factorIndex`.
+    /// The size of factor `factorIndex` (`ShapedType::kDynamic` for `?`).
     int64_t getFactorSize(int64_t factorIndex) const {
       return getFactorSizes()[factorIndex];
+    }
+    /// True if factor `factorIndex` has a dynamic size (`?`): a dimension of
+    /// a `poly.shape` program whose size is only known at run time.
+    bool isDynamicFactor(int64_t factorIndex) const {
+      return ::mlir::ShapedType::isDynamic(getFactorSize(factorIndex));
     }
     /// The mapping of operand `operandIndex`.
     TensorMappingAttr getOperandMapping(int64_t operandIndex) const {
