@@ -1,6 +1,6 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics
 
-// Every verifier rule of spmd.all_gather, including the checks shared by all
+// Tests that every verifier rule of spmd.all_gather is reported, including the checks shared by all
 // collectives (operand sharding, out_sharding, mesh, unreduced axes).
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>

@@ -1,6 +1,6 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics
 
-// Every verifier rule of spmd.all_reduce.
+// Tests that every verifier rule of spmd.all_reduce is reported.
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 

@@ -1,6 +1,6 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics
 
-// Every verifier rule of spmd.all_slice.
+// Tests that every verifier rule of spmd.all_slice is reported.
 
 spmd.mesh @mesh1 = <["x"=2, "y"=2]>
 spmd.mesh @mesh2 = <["a"=2, "b"=2]>

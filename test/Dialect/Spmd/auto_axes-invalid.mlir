@@ -1,6 +1,6 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics
 
-// Every verifier rule of spmd.auto_axes and spmd.explicit_axes.
+// Tests that every verifier rule of spmd.auto_axes and spmd.explicit_axes is reported.
 
 spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
 

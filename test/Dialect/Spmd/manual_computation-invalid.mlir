@@ -1,6 +1,6 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics
 
-// Every verifier rule of spmd.manual_computation and spmd.return.
+// Tests that every verifier rule of spmd.manual_computation and spmd.return is reported.
 
 spmd.mesh @meshA = <["a"=2]>
 spmd.mesh @meshB = <["b"=2]>

@@ -1,6 +1,6 @@
 // RUN: tessera-opt %s --split-input-file --verify-diagnostics
 
-// Every verifier rule of spmd.sharding_group.
+// Tests that every verifier rule of spmd.sharding_group is reported.
 
 func.func @negative_group_id(%arg0: tensor<8xf32>) {
   // expected-error @+1 {{'spmd.sharding_group' op group_id must be non-negative, got: -1}}
