@@ -66,3 +66,33 @@ func.func @manual(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   } : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// A call has one edge per tensor argument (owned by the callee's argument,
+// whose attribute stores the sharding) and one per tensor result (owned by
+// the call's result, fed by every value the callee returns); non-tensor
+// arguments have none.
+spmd.mesh @mesh = <["x"=2]>
+
+func.func private @callee(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}, %n: index) -> tensor<8xf32> {
+  %0 = arith.negf %a : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+func.func @caller(%arg0: tensor<8xf32>, %n: index) -> tensor<8xf32> {
+  // expected-remark @+2 {{call edge @callee argument 0: sources [%arg0], sharding #spmd.sharding<@mesh, [{"x"}]>}}
+  // expected-remark @+1 {{call edge %0: sources [%0], sharding none}}
+  %0 = func.call @callee(%arg0, %n) : (tensor<8xf32>, index) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// A call to an external function has no edges.
+func.func private @external(tensor<8xf32>) -> tensor<8xf32>
+
+func.func @calls_external(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = func.call @external(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -69,6 +69,39 @@ mlir::tessera::spmd::getDataFlowEdges(Operation *op) {
   return edges;
 }
 
+llvm::SmallVector<DataFlowEdge>
+mlir::tessera::spmd::getCallDataFlowEdges(CallOpInterface call,
+                                          SymbolTableCollection *symbolTables) {
+  llvm::SmallVector<DataFlowEdge> edges;
+  Operation *callee = symbolTables ? call.resolveCallableInTable(symbolTables)
+                                   : call.resolveCallable();
+  auto func = dyn_cast_or_null<FunctionOpInterface>(callee);
+  if (!func || func.isExternal() ||
+      func.getNumArguments() != call.getArgOperands().size() ||
+      func.getNumResults() != call->getNumResults())
+    return edges;
+  Block &entry = func.getFunctionBody().front();
+  for (auto [operand, arg] :
+       llvm::zip_equal(call.getArgOperands(), entry.getArguments()))
+    if (isa<RankedTensorType>(arg.getType()))
+      edges.push_back(DataFlowEdge{arg, {operand}, {arg}});
+  // The returned values: the operands of the body's return op(s).
+  SmallVector<Operation *> returns;
+  for (Block &block : func.getFunctionBody())
+    if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
+      returns.push_back(&block.back());
+  for (OpResult result : call->getResults()) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    DataFlowEdge edge{result, {}, {result}};
+    for (Operation *ret : returns)
+      if (result.getResultNumber() < ret->getNumOperands())
+        edge.sources.push_back(ret->getOperand(result.getResultNumber()));
+    edges.push_back(std::move(edge));
+  }
+  return edges;
+}
+
 std::optional<DataFlowEdge> mlir::tessera::spmd::getDataFlowEdge(Value value) {
   // A target: a result, or a block argument that maps to one.
   Value owner = getShardingOwner(value);

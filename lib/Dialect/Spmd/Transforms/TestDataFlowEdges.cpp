@@ -13,6 +13,8 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,7 +50,32 @@ struct SpmdTestDataFlowEdgesPass
     auto print = [&](llvm::raw_ostream &os, Value v) {
       v.printAsOperand(os, state);
     };
+    SymbolTableCollection symbolTables;
     root->walk([&](Operation *op) {
+      // A call's edges to and from its callee.
+      if (auto call = dyn_cast<CallOpInterface>(op))
+        for (const DataFlowEdge &edge :
+             getCallDataFlowEdges(call, &symbolTables)) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << "call edge ";
+          if (auto arg = dyn_cast<BlockArgument>(edge.owner))
+            os << "@"
+               << SymbolTable::getSymbolName(arg.getOwner()->getParentOp())
+                      .getValue()
+               << " argument " << arg.getArgNumber();
+          else
+            print(os, edge.owner);
+          os << ": sources [";
+          llvm::interleaveComma(edge.sources, os,
+                                [&](Value v) { print(os, v); });
+          os << "], sharding ";
+          if (TensorShardingAttr sharding = getSharding(edge.owner))
+            os << sharding;
+          else
+            os << "none";
+          emitRemark(op->getLoc(), text);
+        }
       for (const DataFlowEdge &edge : getDataFlowEdges(op)) {
         std::string text;
         llvm::raw_string_ostream os(text);

@@ -18,7 +18,7 @@
 //   in the local view (the manual axes removed: only free axes remain).
 //
 // A data-flow edge (as in Shardy) groups the values that must have the same
-// sharding across a control-flow op: the *sources* flow into the edge (init
+// sharding across a control-flow op or a call: the *sources* flow into the edge (init
 // operands, yielded values), the *targets* take its sharding (the loop's
 // block arguments and results, an scf.if's results). Propagation moves
 // shardings across an edge through its owner.
@@ -30,7 +30,9 @@
 
 #include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
 
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -57,6 +59,19 @@ std::optional<DataFlowEdge> getDataFlowEdge(Value value);
 /// Every data-flow edge owned by `op` (one per tensor result of an scf.for,
 /// scf.while or scf.if), in result order.
 llvm::SmallVector<DataFlowEdge> getDataFlowEdges(Operation *op);
+
+/// The data-flow edges between a call and its callee (a function in the
+/// call's symbol table, resolved through `symbolTables` when given): one per
+/// tensor argument, from the call's operand to the callee's argument (the
+/// owner, whose `spmd.sharding` argument attribute stores the sharding), and
+/// one per tensor result, from the value the callee returns to the call's
+/// result (the owner). Empty when the callee is not a function with a body
+/// in reach. A callee called from several places gets one argument edge per
+/// call, all owned by its argument: propagation merges the callers'
+/// shardings there, as Shardy does for calls it keeps.
+llvm::SmallVector<DataFlowEdge>
+getCallDataFlowEdges(CallOpInterface call,
+                     SymbolTableCollection *symbolTables = nullptr);
 
 /// The value whose owner stores the sharding of `value`: `value` itself,
 /// except for the block arguments of loops, whose edge owner (the loop
