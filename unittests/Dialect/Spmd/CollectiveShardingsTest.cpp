@@ -33,9 +33,9 @@ protected:
 };
 
 TEST_F(CollectiveShardingsTest, AllGatherRemovesSuffixKeepsDimState) {
-  FailureOr<TensorShardingAttr> result = inferAllGatherSharding(
-      sharding(R"([{"a", "c"}, {"b", ?}p1])"),
-      lists({{axis("c")}, {axis("b")}}), m);
+  FailureOr<TensorShardingAttr> result =
+      inferAllGatherSharding(sharding(R"([{"a", "c"}, {"b", ?}p1])"),
+                             lists({{axis("c")}, {axis("b")}}), m);
   ASSERT_TRUE(succeeded(result));
   EXPECT_EQ(*result, sharding(R"([{"a"}, {?}p1])"));
 }
@@ -51,9 +51,8 @@ TEST_F(CollectiveShardingsTest, AllGatherNotASuffixFails) {
   std::string error;
   EXPECT_TRUE(failed(inferAllGatherSharding(sharding(R"([{"a", "b"}])"),
                                             lists({{axis("a")}}), m, &error)));
-  EXPECT_EQ(error,
-            "can't apply gathering axis \"a\" to operand sharding on "
-            "dimension 0");
+  EXPECT_EQ(error, "can't apply gathering axis \"a\" to operand sharding on "
+                   "dimension 0");
 }
 
 TEST_F(CollectiveShardingsTest, AllSliceAppendsAndMerges) {
@@ -66,9 +65,10 @@ TEST_F(CollectiveShardingsTest, AllSliceAppendsAndMerges) {
 
 TEST_F(CollectiveShardingsTest, AllSliceRankMismatchFails) {
   std::string error;
-  EXPECT_TRUE(failed(inferAllSliceSharding(sharding(R"([{}, {}])"),
-                                           lists({{}}), m, &error)));
-  EXPECT_EQ(error, "operand sharding has rank 2 but collective axes has rank 1");
+  EXPECT_TRUE(failed(
+      inferAllSliceSharding(sharding(R"([{}, {}])"), lists({{}}), m, &error)));
+  EXPECT_EQ(error,
+            "operand sharding has rank 2 but collective axes has rank 1");
 }
 
 TEST_F(CollectiveShardingsTest, AllToAllMovesAxes) {
@@ -82,12 +82,12 @@ TEST_F(CollectiveShardingsTest, AllToAllMovesAxes) {
   EXPECT_EQ(*result, sharding(R"([{"a"}, {}, {"b"}, {"c"}])"));
 
   std::string error;
-  EXPECT_TRUE(failed(inferAllToAllSharding(sharding(R"([{"a"}, {}])"),
-                                           {param({axis("a")}, 0, 0)}, m,
-                                           &error)));
-  EXPECT_EQ(error, "overlapping source/target dimensions in all-to-all params: 0");
-  EXPECT_TRUE(failed(inferAllToAllSharding(sharding(R"([{"a"}, {}])"), {}, m,
-                                           &error)));
+  EXPECT_TRUE(failed(inferAllToAllSharding(
+      sharding(R"([{"a"}, {}])"), {param({axis("a")}, 0, 0)}, m, &error)));
+  EXPECT_EQ(error,
+            "overlapping source/target dimensions in all-to-all params: 0");
+  EXPECT_TRUE(
+      failed(inferAllToAllSharding(sharding(R"([{"a"}, {}])"), {}, m, &error)));
   EXPECT_EQ(error, "parameter list is empty");
 }
 
@@ -101,9 +101,8 @@ TEST_F(CollectiveShardingsTest, AllReduceRemovesReducedUnreducedAxes) {
 
 TEST_F(CollectiveShardingsTest, AllReduceRejectsShardedAxisAndWrongKind) {
   std::string error;
-  EXPECT_TRUE(failed(inferAllReduceSharding(sharding(R"([{"a"}])"),
-                                            {axis("a")}, ReductionKind::Sum, m,
-                                            &error)));
+  EXPECT_TRUE(failed(inferAllReduceSharding(sharding(R"([{"a"}])"), {axis("a")},
+                                            ReductionKind::Sum, m, &error)));
   EXPECT_EQ(error, "reduction axis \"a\" overlaps with operand dimension "
                    "sharding or replicated axes");
   EXPECT_TRUE(failed(

@@ -23,7 +23,8 @@ protected:
   /// Parses `source` and runs verifyOneDeviceCount on it; returns the first
   /// diagnostic's message (empty on success).
   std::string check(StringRef source) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module);
     if (!module)
       return "<parse error>";

@@ -441,8 +441,8 @@ TEST_F(ShardingRuleTest, BuildPointwiseFromOp) {
   Operation *mismatch = createOp({tensor({2, 4})}, {tensor({4, 2})});
   EXPECT_FALSE(OpShardingRuleBuilder::buildPointwise(mismatch));
   mismatch->destroy();
-  Operation *mixed = createOp({tensor({ShapedType::kDynamic, 4})},
-                              {tensor({8, 4})});
+  Operation *mixed =
+      createOp({tensor({ShapedType::kDynamic, 4})}, {tensor({8, 4})});
   EXPECT_FALSE(OpShardingRuleBuilder::buildPointwise(mixed));
   mixed->destroy();
 

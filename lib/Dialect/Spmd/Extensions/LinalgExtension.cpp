@@ -85,7 +85,8 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!type)
       continue;
-    for (auto [dim, loop] : llvm::enumerate(dimLoops[operand.getOperandNumber()]))
+    for (auto [dim, loop] :
+         llvm::enumerate(dimLoops[operand.getOperandNumber()]))
       if (loop && ShapedType::isDynamic(type.getDimSize(dim)) !=
                       ShapedType::isDynamic(loopSizes[*loop]))
         return {};

@@ -33,9 +33,8 @@ static LogicalResult fail(std::string *error, const Parts &...parts) {
 static SmallVector<SmallVector<AxisRefAttr>>
 getDimAxes(TensorShardingAttr sharding) {
   return llvm::map_to_vector(
-      sharding.getDimShardings(), [](DimensionShardingAttr dim) {
-        return llvm::to_vector(dim.getAxes());
-      });
+      sharding.getDimShardings(),
+      [](DimensionShardingAttr dim) { return llvm::to_vector(dim.getAxes()); });
 }
 
 /// `input` with new dimension axes and unreduced axes; see the header for
@@ -121,9 +120,10 @@ FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferAllSliceSharding(
                  input.getUnreducedKind());
 }
 
-FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferAllToAllSharding(
-    TensorShardingAttr input, ArrayRef<AllToAllParamAttr> params,
-    MeshAttr mesh, std::string *error) {
+FailureOr<TensorShardingAttr>
+mlir::tessera::spmd::inferAllToAllSharding(TensorShardingAttr input,
+                                           ArrayRef<AllToAllParamAttr> params,
+                                           MeshAttr mesh, std::string *error) {
   if (params.empty())
     return fail(error, "parameter list is empty");
   int64_t rank = input.getRank();
@@ -145,7 +145,8 @@ FailureOr<TensorShardingAttr> mlir::tessera::spmd::inferAllToAllSharding(
       seenDims.set(dim);
     }
     if (prevSrcDim >= srcDim)
-      return fail(error, "source dimensions are not sorted in ascending order: ",
+      return fail(error,
+                  "source dimensions are not sorted in ascending order: ",
                   srcDim, " appears after ", prevSrcDim);
     prevSrcDim = srcDim;
   }
@@ -274,9 +275,8 @@ reduceUnreduced(TensorShardingAttr input, ArrayRef<AxisRefAttr> reductionAxes,
                 ReductionKind kind, MeshAttr mesh, std::string *error) {
   SmallVector<AxisRefAttr> remaining =
       getAxisSetDiff(input.getUnreducedAxes(), reductionAxes, mesh);
-  bool reducesUnreduced =
-      remaining.size() != input.getUnreducedAxes().size() ||
-      ArrayRef(remaining) != input.getUnreducedAxes();
+  bool reducesUnreduced = remaining.size() != input.getUnreducedAxes().size() ||
+                          ArrayRef(remaining) != input.getUnreducedAxes();
   if (reducesUnreduced && input.getUnreducedKind() != kind)
     return fail(error, "cannot reduce '",
                 stringifyReductionKind(input.getUnreducedKind()),
@@ -395,8 +395,8 @@ LogicalResult mlir::tessera::spmd::verifyCollectivePermuteSharding(
   if (input.getRank() != output.getRank())
     return fail(error, "result sharding has rank ", output.getRank(),
                 " but operand sharding has rank ", input.getRank());
-  for (auto [dim, dims] : llvm::enumerate(
-           llvm::zip_equal(input.getDimShardings(), output.getDimShardings()))) {
+  for (auto [dim, dims] : llvm::enumerate(llvm::zip_equal(
+           input.getDimShardings(), output.getDimShardings()))) {
     auto [inDim, outDim] = dims;
     if (inDim.getAxes() == outDim.getAxes())
       continue;
@@ -411,9 +411,10 @@ LogicalResult mlir::tessera::spmd::verifyCollectivePermuteSharding(
   return success();
 }
 
-LogicalResult mlir::tessera::spmd::verifyCollectiveResultSharding(
-    TensorShardingAttr expected, TensorShardingAttr output,
-    std::string *error) {
+LogicalResult
+mlir::tessera::spmd::verifyCollectiveResultSharding(TensorShardingAttr expected,
+                                                    TensorShardingAttr output,
+                                                    std::string *error) {
   if (expected.getRank() != output.getRank())
     return fail(error, "result sharding has rank ", output.getRank(),
                 " but operand sharding has rank ", expected.getRank());
@@ -422,8 +423,7 @@ LogicalResult mlir::tessera::spmd::verifyCollectiveResultSharding(
     auto [expectedDim, outputDim] = dims;
     if (expectedDim.getAxes() != outputDim.getAxes())
       return fail(error, "result sharding doesn't match expected sharding ",
-                  formatAxisList(expectedDim.getAxes()), " on dimension ",
-                  dim);
+                  formatAxisList(expectedDim.getAxes()), " on dimension ", dim);
   }
   return success();
 }

@@ -948,12 +948,10 @@ TensorShardingAttr::getMesh(Operation *from,
     return inlined;
   if (!from)
     return {};
-  auto meshOp =
-      symbolTables
-          ? symbolTables->lookupNearestSymbolFrom<MeshOp>(from,
-                                                          getMeshSymName())
-          : SymbolTable::lookupNearestSymbolFrom<MeshOp>(from,
-                                                         getMeshSymName());
+  auto meshOp = symbolTables ? symbolTables->lookupNearestSymbolFrom<MeshOp>(
+                                   from, getMeshSymName())
+                             : SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+                                   from, getMeshSymName());
   return meshOp ? meshOp.getMesh() : MeshAttr();
 }
 

@@ -205,13 +205,13 @@ struct ReduceScatterFusion : public OpRewritePattern<AllSliceOp> {
         ReductionKindAttr::get(ctx, allReduce.getReductionKind()));
     Value result = reduceScatter.getResult();
     if (hasResidual)
-      result = AllSliceOp::create(
-                   rewriter, op.getLoc(), result,
-                   ListOfAxisRefListsAttr::get(ctx, residualAxes),
-                   finalSharding,
-                   op.getInShardingAttr() ? *scatteredSharding
-                                          : TensorShardingAttr())
-                   .getResult();
+      result =
+          AllSliceOp::create(rewriter, op.getLoc(), result,
+                             ListOfAxisRefListsAttr::get(ctx, residualAxes),
+                             finalSharding,
+                             op.getInShardingAttr() ? *scatteredSharding
+                                                    : TensorShardingAttr())
+              .getResult();
     for (Operation *user : llvm::make_early_inc_range(allReduce->getUsers()))
       rewriter.replaceOp(user, result);
     rewriter.eraseOp(allReduce);
@@ -392,8 +392,7 @@ void ReduceScatterOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void ShardedToUnreducedOp::getCanonicalizationPatterns(
     RewritePatternSet &results, MLIRContext *context) {
   results.add<RemoveNoop<ShardedToUnreducedOp>>(
-      context,
-      [](ShardedToUnreducedOp op) { return allEmpty(op.getAxes()); },
+      context, [](ShardedToUnreducedOp op) { return allEmpty(op.getAxes()); },
       "some dimension moves axes");
 }
 

@@ -83,8 +83,7 @@ verifyOpShardingAttr(Operation *op, NamedAttribute attr, bool allowSingle,
          << attr.getName().getValue() << "'";
 }
 
-LogicalResult
-mlir::tessera::spmd::verifyOpShardingSymbolUses(
+LogicalResult mlir::tessera::spmd::verifyOpShardingSymbolUses(
     Operation *op, SymbolTableCollection &symbolTables) {
   for (StringRef name :
        {SpmdDialect::kShardingAttrName, SpmdDialect::kOutShardingAttrName}) {
@@ -92,9 +91,9 @@ mlir::tessera::spmd::verifyOpShardingSymbolUses(
     if (!value)
       continue;
     NamedAttribute attr(StringAttr::get(op->getContext(), name), value);
-    if (failed(verifyOpShardingAttr(
-            op, attr, name == SpmdDialect::kOutShardingAttrName,
-            &symbolTables)))
+    if (failed(verifyOpShardingAttr(op, attr,
+                                    name == SpmdDialect::kOutShardingAttrName,
+                                    &symbolTables)))
       return failure();
   }
   return success();
@@ -115,9 +114,8 @@ static LogicalResult verifyShardingSymbolUses(Attribute attr, Operation *op,
   return verifyOpShardingSymbolUses(op, tables);
 }
 
-LogicalResult
-TensorShardingAttr::verifySymbolUses(Operation *op,
-                                     SymbolTableCollection &symbolTables) const {
+LogicalResult TensorShardingAttr::verifySymbolUses(
+    Operation *op, SymbolTableCollection &symbolTables) const {
   return verifyShardingSymbolUses(*this, op, symbolTables);
 }
 
@@ -203,8 +201,7 @@ LogicalResult mlir::tessera::spmd::verifyFunctionShardingSymbolUses(
     FunctionOpInterface func, SymbolTableCollection &symbolTables) {
   Operation *op = func.getOperation();
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (Attribute attr =
-            func.getArgAttr(i, SpmdDialect::kShardingAttrName))
+    if (Attribute attr = func.getArgAttr(i, SpmdDialect::kShardingAttrName))
       if (failed(verifyFunctionValueAttr(
               op, func.getArgumentTypes()[i], i, "arg",
               NamedAttribute(StringAttr::get(op->getContext(),
@@ -213,8 +210,7 @@ LogicalResult mlir::tessera::spmd::verifyFunctionShardingSymbolUses(
               &symbolTables)))
         return failure();
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-    if (Attribute attr =
-            func.getResultAttr(i, SpmdDialect::kShardingAttrName))
+    if (Attribute attr = func.getResultAttr(i, SpmdDialect::kShardingAttrName))
       if (failed(verifyFunctionValueAttr(
               op, func.getResultTypes()[i], i, "result",
               NamedAttribute(StringAttr::get(op->getContext(),

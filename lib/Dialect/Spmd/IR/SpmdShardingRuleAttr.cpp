@@ -371,12 +371,11 @@ void OpShardingRuleAttr::print(AsmPrinter &printer) const {
   printMappings(getResultMappings());
   if (!getFactorSizes().empty()) {
     printer << " {";
-    llvm::interleaveComma(llvm::enumerate(getFactorSizes()), printer,
-                          [&](auto indexAndSize) {
-                            printer << factorSymbolString(indexAndSize.index())
-                                    << "="
-                                    << factorSizeString(indexAndSize.value());
-                          });
+    llvm::interleaveComma(
+        llvm::enumerate(getFactorSizes()), printer, [&](auto indexAndSize) {
+          printer << factorSymbolString(indexAndSize.index()) << "="
+                  << factorSizeString(indexAndSize.value());
+        });
     printer << "}";
   }
   std::array<ArrayRef<int64_t>, kFactorSetNames.size()> sets = {

@@ -144,8 +144,7 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
     return success();
   }
   if (!shapedType.hasRank())
-    return emitError("only ranked tensors can have a sharding. type: ")
-           << type;
+    return emitError("only ranked tensors can have a sharding. type: ") << type;
   if (sharding.getRank() != shapedType.getRank())
     return emitError("sharding doesn't match tensor rank: ")
            << sharding.getRank() << " != " << shapedType.getRank();
@@ -261,8 +260,7 @@ LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
         },
         types.size(), i);
     if (failed(verifyTensorSharding(sharding, type, op, valueError,
-                                    /*checkDivisibility=*/false,
-                                    symbolTables)))
+                                    /*checkDivisibility=*/false, symbolTables)))
       return failure();
     MeshAttr mesh = sharding.getMesh(op, symbolTables);
     if (mesh.empty())
@@ -275,7 +273,8 @@ LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
   return success();
 }
 
-LogicalResult mlir::tessera::spmd::verifyOneDeviceCount(Operation *symbolTableOp) {
+LogicalResult
+mlir::tessera::spmd::verifyOneDeviceCount(Operation *symbolTableOp) {
   MeshAttr first;
   Operation *firstOwner = nullptr;
   StringRef firstName;

@@ -130,12 +130,10 @@ void sortAndMergeAxes(SmallVectorImpl<AxisRefAttr> &axes, MeshAttr mesh);
 ///   `cannot reduce 'max' unreduced axes. Expected 'sum'.`);
 /// - axes in both keep their kind (`cannot change the reduction operator of
 ///   kept unreduced axes from max to sum.`).
-LogicalResult
-verifyUnreducedAxesTransition(TensorShardingAttr source,
-                              TensorShardingAttr target, MeshAttr mesh,
-                              std::optional<ReductionKind> introducedKind,
-                              std::optional<ReductionKind> removedKind,
-                              std::string *error = nullptr);
+LogicalResult verifyUnreducedAxesTransition(
+    TensorShardingAttr source, TensorShardingAttr target, MeshAttr mesh,
+    std::optional<ReductionKind> introducedKind,
+    std::optional<ReductionKind> removedKind, std::string *error = nullptr);
 
 } // namespace mlir::tessera::spmd
 

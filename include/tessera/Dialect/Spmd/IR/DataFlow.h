@@ -18,8 +18,8 @@
 //   in the local view (the manual axes removed: only free axes remain).
 //
 // A data-flow edge (as in Shardy) groups the values that must have the same
-// sharding across a control-flow op or a call: the *sources* flow into the edge (init
-// operands, yielded values), the *targets* take its sharding (the loop's
+// sharding across a control-flow op or a call: the *sources* flow into the edge
+// (init operands, yielded values), the *targets* take its sharding (the loop's
 // block arguments and results, an scf.if's results). Propagation moves
 // shardings across an edge through its owner.
 //

@@ -17,8 +17,8 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/TypeRange.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
@@ -77,10 +77,11 @@ verifyTensorSharding(TensorShardingAttr sharding, Type type, Operation *op,
 
 /// Verifies one sharding per type (`<kind> [i] - ...` prefixes), and that all
 /// shardings use the same mesh (or an empty one).
-LogicalResult verifyTensorShardingPerValue(
-    TensorShardingPerValueAttr attr, TypeRange types, Operation *op,
-    EmitErrorFn emitError, StringRef valueKind = "result",
-    SymbolTableCollection *symbolTables = nullptr);
+LogicalResult
+verifyTensorShardingPerValue(TensorShardingPerValueAttr attr, TypeRange types,
+                             Operation *op, EmitErrorFn emitError,
+                             StringRef valueKind = "result",
+                             SymbolTableCollection *symbolTables = nullptr);
 
 /// True if verifying `sharding` needs a symbol lookup (its mesh is a
 /// reference to an `spmd.mesh`). Such shardings are verified in
