@@ -1012,19 +1012,24 @@ TensorShardingAttr TensorShardingAttr::withUnreduced(ArrayRef<AxisRefAttr> axes,
 // TensorShardingPerValueAttr
 //===----------------------------------------------------------------------===//
 
+ParseResult mlir::tessera::spmd::parseTensorShardingListBody(
+    AsmParser &parser, SmallVectorImpl<TensorShardingAttr> &result) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&]() -> ParseResult {
+        auto sharding = dyn_cast_or_null<TensorShardingAttr>(
+            TensorShardingAttr::parse(parser, Type()));
+        if (!sharding)
+          return failure();
+        result.push_back(sharding);
+        return success();
+      });
+}
+
 Attribute TensorShardingPerValueAttr::parse(AsmParser &parser, Type) {
   SmallVector<TensorShardingAttr> shardings;
   if (parser.parseLess())
     return {};
-  if (parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            auto sharding = dyn_cast_or_null<TensorShardingAttr>(
-                TensorShardingAttr::parse(parser, Type()));
-            if (!sharding)
-              return failure();
-            shardings.push_back(sharding);
-            return success();
-          })) {
+  if (parseTensorShardingListBody(parser, shardings)) {
     parser.emitError(parser.getCurrentLocation(),
                      "failed to parse Spmd_TensorShardingPerValue parameter "
                      "'shardings' which is to be a "

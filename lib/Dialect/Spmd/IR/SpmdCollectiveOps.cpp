@@ -111,64 +111,44 @@ static ParseResult parseOptionalReductionKind(OpAsmParser &parser,
   return success();
 }
 
-TensorShardingAttr AllGatherOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
+/// Parses a collective whose axes are one list per dimension:
+/// `[{"x"}, {}] %tensor ...`, the list stored under `axesName`.
+template <typename OpT>
+static ParseResult parseAxesPerDimCollective(OpAsmParser &parser,
+                                             OperationState &result,
+                                             StringAttr axesName) {
+  ListOfAxisRefListsAttr axes;
+  if (parseListOfAxisRefListsBody(parser, axes))
+    return failure();
+  result.addAttribute(axesName, axes);
+  return parseCollectiveTail<OpT>(parser, result);
 }
 
-TensorShardingAttr AllSliceOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
-}
-
-TensorShardingAttr AllToAllOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
-}
-
-TensorShardingAttr CollectivePermuteOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
-}
-
-TensorShardingAttr AllReduceOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
-}
-
-TensorShardingAttr ReduceScatterOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
-}
-
-TensorShardingAttr ShardedToUnreducedOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
-}
-
-TensorShardingAttr ReplicatedToUnreducedOp::getResultSharding(unsigned index) {
-  return index == 0 ? getOutSharding() : TensorShardingAttr();
+/// Prints a collective parsed by parseAxesPerDimCollective.
+template <typename OpT>
+static void printAxesPerDimCollective(OpAsmPrinter &printer, OpT op,
+                                      ListOfAxisRefListsAttr axes) {
+  printer << " ";
+  printListOfAxisRefListsBody(printer, axes);
+  printCollectiveTail(printer, op);
 }
 
 ParseResult AllGatherOp::parse(OpAsmParser &parser, OperationState &result) {
-  ListOfAxisRefListsAttr axes;
-  if (parseListOfAxisRefListsBody(parser, axes))
-    return failure();
-  result.addAttribute(getGatheringAxesAttrName(result.name), axes);
-  return parseCollectiveTail<AllGatherOp>(parser, result);
+  return parseAxesPerDimCollective<AllGatherOp>(
+      parser, result, getGatheringAxesAttrName(result.name));
 }
 
 void AllGatherOp::print(OpAsmPrinter &printer) {
-  printer << " ";
-  printListOfAxisRefListsBody(printer, getGatheringAxes());
-  printCollectiveTail(printer, *this);
+  printAxesPerDimCollective(printer, *this, getGatheringAxes());
 }
 
 ParseResult AllSliceOp::parse(OpAsmParser &parser, OperationState &result) {
-  ListOfAxisRefListsAttr axes;
-  if (parseListOfAxisRefListsBody(parser, axes))
-    return failure();
-  result.addAttribute(getSlicingAxesAttrName(result.name), axes);
-  return parseCollectiveTail<AllSliceOp>(parser, result);
+  return parseAxesPerDimCollective<AllSliceOp>(
+      parser, result, getSlicingAxesAttrName(result.name));
 }
 
 void AllSliceOp::print(OpAsmPrinter &printer) {
-  printer << " ";
-  printListOfAxisRefListsBody(printer, getSlicingAxes());
-  printCollectiveTail(printer, *this);
+  printAxesPerDimCollective(printer, *this, getSlicingAxes());
 }
 
 ParseResult AllToAllOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -237,17 +217,12 @@ void ReduceScatterOp::print(OpAsmPrinter &printer) {
 
 ParseResult ShardedToUnreducedOp::parse(OpAsmParser &parser,
                                         OperationState &result) {
-  ListOfAxisRefListsAttr axes;
-  if (parseListOfAxisRefListsBody(parser, axes))
-    return failure();
-  result.addAttribute(getAxesAttrName(result.name), axes);
-  return parseCollectiveTail<ShardedToUnreducedOp>(parser, result);
+  return parseAxesPerDimCollective<ShardedToUnreducedOp>(
+      parser, result, getAxesAttrName(result.name));
 }
 
 void ShardedToUnreducedOp::print(OpAsmPrinter &printer) {
-  printer << " ";
-  printListOfAxisRefListsBody(printer, getAxes());
-  printCollectiveTail(printer, *this);
+  printAxesPerDimCollective(printer, *this, getAxes());
 }
 
 ParseResult ReplicatedToUnreducedOp::parse(OpAsmParser &parser,
@@ -404,46 +379,46 @@ static LogicalResult verifyUnreducedKept(Operation *op,
                                /*removedKind=*/std::nullopt);
 }
 
-LogicalResult
-AllGatherOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
-  Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx = verifyCollective(
-      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/false,
-      /*allowDifferentMeshes=*/false, symbolTables);
+/// The verifier of a collective with one axis list per dimension that moves
+/// no unreduced axes (all_gather, all_slice): the common checks, the axis
+/// lists, and `out_sharding` against what `infer` derives.
+static LogicalResult verifyAxesPerDimCollective(
+    Operation *op, TensorShardingAttr inSharding,
+    TensorShardingAttr outSharding, ArrayRef<AxisRefListAttr> axesPerDim,
+    bool allowMissingOperandSharding,
+    FailureOr<TensorShardingAttr> (*infer)(TensorShardingAttr,
+                                           ArrayRef<AxisRefListAttr>, MeshAttr,
+                                           std::string *),
+    SymbolTableCollection *symbolTables) {
+  FailureOr<CollectiveContext> ctx =
+      verifyCollective(op, inSharding, outSharding, allowMissingOperandSharding,
+                       /*allowDifferentMeshes=*/false, symbolTables);
   if (failed(ctx))
     return failure();
-  ArrayRef<AxisRefListAttr> axesPerDim = getGatheringAxes().getValue();
-  if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
+  if (failed(verifyAxesPerDim(op, axesPerDim, outSharding, ctx->mesh)))
     return failure();
   std::string error;
-  if (failed(verifyInferredSharding(op,
-                                    inferAllGatherSharding(ctx->operandSharding,
-                                                           axesPerDim,
-                                                           ctx->mesh, &error),
-                                    error, getOutSharding())))
+  if (failed(verifyInferredSharding(
+          op, infer(ctx->operandSharding, axesPerDim, ctx->mesh, &error), error,
+          outSharding)))
     return failure();
-  return verifyUnreducedKept(op, *ctx, getOutSharding());
+  return verifyUnreducedKept(op, *ctx, outSharding);
+}
+
+LogicalResult
+AllGatherOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
+  return verifyAxesPerDimCollective(
+      getOperation(), getInShardingAttr(), getOutSharding(),
+      getGatheringAxes().getValue(), /*allowMissingOperandSharding=*/false,
+      inferAllGatherSharding, symbolTables);
 }
 
 LogicalResult
 AllSliceOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
-  Operation *op = getOperation();
-  FailureOr<CollectiveContext> ctx = verifyCollective(
-      op, getInShardingAttr(), getOutSharding(), /*allowMissing=*/true,
-      /*allowDifferentMeshes=*/false, symbolTables);
-  if (failed(ctx))
-    return failure();
-  ArrayRef<AxisRefListAttr> axesPerDim = getSlicingAxes().getValue();
-  if (failed(verifyAxesPerDim(op, axesPerDim, getOutSharding(), ctx->mesh)))
-    return failure();
-  std::string error;
-  if (failed(verifyInferredSharding(op,
-                                    inferAllSliceSharding(ctx->operandSharding,
-                                                          axesPerDim, ctx->mesh,
-                                                          &error),
-                                    error, getOutSharding())))
-    return failure();
-  return verifyUnreducedKept(op, *ctx, getOutSharding());
+  return verifyAxesPerDimCollective(
+      getOperation(), getInShardingAttr(), getOutSharding(),
+      getSlicingAxes().getValue(), /*allowMissingOperandSharding=*/true,
+      inferAllSliceSharding, symbolTables);
 }
 
 LogicalResult
@@ -639,68 +614,4 @@ ReplicatedToUnreducedOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
     return emitOpError(
         "out_unreduced_axes should be in_unreduced_axes + r2u_axes");
   return success();
-}
-
-LogicalResult AllGatherOp::verify() { return verifyUnlessInSymbolTable(*this); }
-
-LogicalResult
-AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult AllSliceOp::verify() { return verifyUnlessInSymbolTable(*this); }
-
-LogicalResult
-AllSliceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult AllToAllOp::verify() { return verifyUnlessInSymbolTable(*this); }
-
-LogicalResult
-AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult CollectivePermuteOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult AllReduceOp::verify() { return verifyUnlessInSymbolTable(*this); }
-
-LogicalResult
-AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult ReduceScatterOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult ShardedToUnreducedOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-ShardedToUnreducedOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult ReplicatedToUnreducedOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-ReplicatedToUnreducedOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
 }

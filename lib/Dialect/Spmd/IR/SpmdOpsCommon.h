@@ -36,14 +36,6 @@ verifyUnreducedChange(Operation *op, TensorShardingAttr source,
   return success();
 }
 
-/// `verify` of an op whose checks resolve meshes: inside a symbol table they
-/// run later, from `verifySymbolUses` with the module's shared symbol tables.
-template <typename OpT> LogicalResult verifyUnlessInSymbolTable(OpT op) {
-  if (op->template getParentWithTrait<OpTrait::SymbolTable>())
-    return success();
-  return op.verifyWithMeshes(/*symbolTables=*/nullptr);
-}
-
 } // namespace mlir::tessera::spmd::detail
 
 #endif // TESSERA_LIB_DIALECT_SPMD_IR_SPMDOPSCOMMON_H

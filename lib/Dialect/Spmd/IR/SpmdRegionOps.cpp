@@ -34,15 +34,7 @@ using namespace mlir::tessera::spmd::detail;
 static ParseResult parseShardingList(OpAsmParser &parser,
                                      TensorShardingPerValueAttr &result) {
   SmallVector<TensorShardingAttr> shardings;
-  if (parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
-            auto sharding = dyn_cast_or_null<TensorShardingAttr>(
-                TensorShardingAttr::parse(parser, Type()));
-            if (!sharding)
-              return failure();
-            shardings.push_back(sharding);
-            return success();
-          }))
+  if (parseTensorShardingListBody(parser, shardings))
     return failure();
   result = TensorShardingPerValueAttr::get(parser.getContext(), shardings);
   return success();
@@ -571,29 +563,4 @@ LogicalResult
 ExplicitAxesOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   return verifyAxesRegionOp(getOperation(), getAxes(), getInShardingsAttr(),
                             /*isAuto=*/false, symbolTables);
-}
-
-LogicalResult ManualComputationOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-ManualComputationOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult AutoAxesOp::verify() { return verifyUnlessInSymbolTable(*this); }
-
-LogicalResult
-AutoAxesOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult ExplicitAxesOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-ExplicitAxesOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
 }

@@ -166,18 +166,3 @@ LogicalResult ShardingGroupOp::verify() {
            << "first member of the group";
   return success();
 }
-
-LogicalResult ShardingConstraintOp::verify() {
-  return verifyUnlessInSymbolTable(*this);
-}
-
-LogicalResult
-ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}
-
-LogicalResult ReshardOp::verify() { return verifyUnlessInSymbolTable(*this); }
-
-LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyWithMeshes(&symbolTables);
-}

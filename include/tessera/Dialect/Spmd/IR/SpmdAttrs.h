@@ -35,6 +35,12 @@ ParseResult parseListOfAxisRefListsBody(AsmParser &parser,
                                         ListOfAxisRefListsAttr &result);
 void printListOfAxisRefListsBody(AsmPrinter &printer,
                                  ListOfAxisRefListsAttr lists);
+/// `[<@mesh, [{"x"}]>, <@mesh, []>]` (possibly empty), the body of a
+/// `#spmd.sharding_per_value` and the `in_shardings`/`out_shardings` of
+/// region ops.
+ParseResult
+parseTensorShardingListBody(AsmParser &parser,
+                            SmallVectorImpl<TensorShardingAttr> &result);
 /// `{"x", "y"}`
 ParseResult parseManualAxesBody(AsmParser &parser, ManualAxesAttr &result);
 void printManualAxesBody(AsmPrinter &printer, ManualAxesAttr axes);

@@ -26,6 +26,12 @@ class Spmd_CollectiveOp<string mnemonic, list<Trait> traits = []>
   let results = (outs AnyRankedTensor:$result);
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let extraClassDefinition = meshUserDefinition # [{
+    ::mlir::tessera::spmd::TensorShardingAttr
+    $cppClass::getResultSharding(unsigned index) {
+      return index == 0 ? getOutSharding() : TensorShardingAttr();
+    }
+  }];
   code collectiveDescription = [{
     Global-view collectives are produced by `spmd-reshard-to-collectives`
     and `spmd-insert-reshards`. The result has the global type of the

@@ -38,6 +38,19 @@ class Spmd_MeshUserOp<string mnemonic, list<Trait> traits = []>
     verifyWithMeshes(::mlir::SymbolTableCollection *symbolTables);
   }];
   let extraClassDeclaration = meshUserDeclaration;
+  code meshUserDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      // Inside a symbol table the checks run later, from verifySymbolUses.
+      if ((*this)->getParentWithTrait<::mlir::OpTrait::SymbolTable>())
+        return ::mlir::success();
+      return verifyWithMeshes(/*symbolTables=*/nullptr);
+    }
+    ::llvm::LogicalResult $cppClass::verifySymbolUses(
+        ::mlir::SymbolTableCollection &symbolTables) {
+      return verifyWithMeshes(&symbolTables);
+    }
+  }];
+  let extraClassDefinition = meshUserDefinition;
 }
 
 include "tessera/Dialect/Spmd/IR/SpmdMeshOps.td"
