@@ -203,3 +203,21 @@ func.func @dynamic_dims(%a: tensor<?x32xf32>, %b: tensor<32x16xf32>, %c: tensor<
   %2 = linalg.matmul ins(%a, %b : tensor<?x32xf32>, tensor<32x16xf32>) outs(%d : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %0, %1, %2 : tensor<?x32xf32>, tensor<?x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// tensor.gather: the indices' batch dims lead the result, the source's other
+// dims follow; gathered dims (size 1, or dropped) and the coordinate dim
+// need replication. tensor.scatter: the destination's dims flow to the
+// result; scattered dims, the updates' batch dims and the coordinate dim
+// need replication.
+// CHECK-LABEL: func.func @gather_scatter
+func.func @gather_scatter(%src: tensor<4x5x6xf32>, %idx: tensor<2x3x2xindex>, %upd: tensor<2x3x4x1x1xf32>) -> (tensor<2x3x4x1x1xf32>, tensor<2x3x4xf32>, tensor<4x5x6xf32>) {
+  // CHECK: tensor.gather {{.*}} {spmd.sharding_rule = #spmd.op_sharding_rule<([k, l, n], [i, j, p])->([i, j, k, m, o]) {i=2, j=3, k=4, l=5, m=1, n=6, o=1, p=2} need_replication={l, n, p}>}
+  %0 = tensor.gather %src[%idx] gather_dims([1, 2]) : (tensor<4x5x6xf32>, tensor<2x3x2xindex>) -> tensor<2x3x4x1x1xf32>
+  // CHECK: tensor.gather {{.*}} {spmd.sharding_rule = #spmd.op_sharding_rule<([k, l, m], [i, j, n])->([i, j, k]) {i=2, j=3, k=4, l=5, m=6, n=2} need_replication={l, m, n}>}
+  %1 = tensor.gather %src[%idx] gather_dims([1, 2]) unique : (tensor<4x5x6xf32>, tensor<2x3x2xindex>) -> tensor<2x3x4xf32>
+  // CHECK: tensor.scatter {{.*}} {spmd.sharding_rule = #spmd.op_sharding_rule<([i, j, k, m, o], [k, l, n], [i, j, p])->([k, l, n]) {i=2, j=3, k=4, l=5, m=1, n=6, o=1, p=2} need_replication={i, j, l, n, p}>}
+  %2 = tensor.scatter %upd into %src[%idx] scatter_dims([1, 2]) unique : (tensor<2x3x4x1x1xf32>, tensor<4x5x6xf32>, tensor<2x3x2xindex>) -> tensor<4x5x6xf32>
+  return %0, %1, %2 : tensor<2x3x4x1x1xf32>, tensor<2x3x4xf32>, tensor<4x5x6xf32>
+}

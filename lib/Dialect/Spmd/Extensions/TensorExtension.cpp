@@ -97,6 +97,73 @@ static OpShardingRuleAttr getReshapeRule(Operation *op, ArrayRef<int64_t> in,
   return builder.build();
 }
 
+/// tensor.gather: the batch dimensions of the indices (all but the last)
+/// lead the result; the source dimensions that are not gathered follow (in
+/// source order) and keep their factors; the gathered ones (size 1 in the
+/// result, or dropped when rank-reduced) and the coordinate dimension of the
+/// indices need replication, since any device may read any coordinate.
+static OpShardingRuleAttr getGatherRule(tensor::GatherOp gather) {
+  Operation *op = gather.getOperation();
+  ArrayRef<int64_t> source = gather.getSourceType().getShape();
+  ArrayRef<int64_t> indices = gather.getIndicesType().getShape();
+  ArrayRef<int64_t> result = gather.getResultType().getShape();
+  ArrayRef<int64_t> gatherDims = gather.getGatherDims();
+  int64_t numBatch = static_cast<int64_t>(indices.size()) - 1;
+  OpShardingRuleBuilder builder(op);
+  for (int64_t d = 0; d < numBatch; ++d)
+    builder.addFactor({kNull, d}, {d}, indices[d]);
+  int64_t resultDim = numBatch;
+  for (int64_t d = 0, e = source.size(); d < e; ++d) {
+    if (!llvm::is_contained(gatherDims, d)) {
+      builder.addFactor({d, kNull}, {resultDim++}, source[d]);
+      continue;
+    }
+    builder.addFactor({d, kNull}, {kNull}, source[d],
+                      FactorType::NeedReplication);
+    if (resultDim < static_cast<int64_t>(result.size()) &&
+        result.size() == indices.size() - 1 + source.size())
+      builder.addFactor({kNull, kNull}, {resultDim++}, 1);
+  }
+  builder.addFactor({kNull, numBatch}, {kNull}, indices.back(),
+                    FactorType::NeedReplication);
+  return builder.build();
+}
+
+/// tensor.scatter: the destination and the result share every dimension,
+/// the scattered ones needing replication; the source's batch dimensions
+/// (those of the indices) need replication, as several of them may update
+/// one place, and its other dimensions follow the destination's unscattered
+/// ones.
+static OpShardingRuleAttr getScatterRule(tensor::ScatterOp scatter) {
+  Operation *op = scatter.getOperation();
+  ArrayRef<int64_t> dest = scatter.getDestType().getShape();
+  ArrayRef<int64_t> source = scatter.getSourceType().getShape();
+  ArrayRef<int64_t> indices = scatter.getIndicesType().getShape();
+  ArrayRef<int64_t> scatterDims = scatter.getScatterDims();
+  int64_t numBatch = static_cast<int64_t>(indices.size()) - 1;
+  bool rankReduced = source.size() == indices.size() - 1 + dest.size() -
+                                          scatterDims.size();
+  OpShardingRuleBuilder builder(op);
+  // Operands: source, dest, indices.
+  for (int64_t d = 0; d < numBatch; ++d)
+    builder.addFactor({d, kNull, d}, {kNull}, indices[d],
+                      FactorType::NeedReplication);
+  int64_t sourceDim = numBatch;
+  for (int64_t d = 0, e = dest.size(); d < e; ++d) {
+    if (!llvm::is_contained(scatterDims, d)) {
+      builder.addFactor({sourceDim++, d, kNull}, {d}, dest[d]);
+      continue;
+    }
+    builder.addFactor({kNull, d, kNull}, {d}, dest[d],
+                      FactorType::NeedReplication);
+    if (!rankReduced)
+      builder.addFactor({sourceDim++, kNull, kNull}, {kNull}, 1);
+  }
+  builder.addFactor({kNull, kNull, numBatch}, {kNull}, indices.back(),
+                    FactorType::NeedReplication);
+  return builder.build();
+}
+
 static OpShardingRuleAttr getTensorRule(Operation *op) {
   if (!allStatic(op) || op->getNumOperands() == 0 || op->getNumResults() != 1)
     return {};
@@ -105,6 +172,11 @@ static OpShardingRuleAttr getTensorRule(Operation *op) {
 
   if (isa<tensor::CastOp, tensor::SplatOp>(op))
     return OpShardingRuleBuilder::buildPointwise(op);
+
+  if (auto gather = dyn_cast<tensor::GatherOp>(op))
+    return getGatherRule(gather);
+  if (auto scatter = dyn_cast<tensor::ScatterOp>(op))
+    return getScatterRule(scatter);
 
   if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp>(
           op))
@@ -198,6 +270,7 @@ void mlir::tessera::spmd::registerTensorShardingRuleModels(
     models::attachRuleModels<
         getTensorRule, tensor::CastOp, tensor::SplatOp, tensor::CollapseShapeOp,
         tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::ConcatOp,
-        tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::PadOp>(context);
+        tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::PadOp,
+        tensor::GatherOp, tensor::ScatterOp>(context);
   });
 }
