@@ -247,28 +247,45 @@ LogicalResult AllGatherOp::verify() {
   return success();
 }
 
-LogicalResult
-AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  spmd::MeshAttr mesh = verifyMeshAndAxes(*this, symbolTables);
+/// The mesh-dependent checks of all_gather (`gather`: dimension `dim` grows
+/// by the group size) and reduce_scatter (it shrinks by it); the other
+/// dimensions are unchanged.
+static LogicalResult verifyResizedDim(MeshAxesOpInterface op,
+                                      SymbolTableCollection &symbolTables,
+                                      RankedTensorType operandType,
+                                      RankedTensorType resultType, int64_t dim,
+                                      bool gather) {
+  spmd::MeshAttr mesh = verifyMeshAndAxes(op, symbolTables);
   if (!mesh)
     return failure();
-  int64_t groupSize = comm::getGroupSize(mesh, getAxes().getValue());
-  ArrayRef<int64_t> operandShape = getOperand().getType().getShape();
-  ArrayRef<int64_t> resultShape = getType().getShape();
-  if (!hasCheckedShapes(operandShape, resultShape,
-                        {getGatherDimAttr().getInt()}))
+  Operation *operation = op.getOperation();
+  int64_t groupSize = comm::getGroupSize(mesh, op.getAxisRefs());
+  ArrayRef<int64_t> operandShape = operandType.getShape();
+  ArrayRef<int64_t> resultShape = resultType.getShape();
+  if (!hasCheckedShapes(operandShape, resultShape, {dim}))
     return success();
-  for (int64_t dim = 0, rank = operandShape.size(); dim < rank; ++dim) {
-    LogicalResult result =
-        dim == getGatherDimAttr().getInt()
-            ? verifyMultipliedDim(*this, dim, operandShape[dim],
-                                  resultShape[dim], groupSize)
-            : verifyUnchangedDim(*this, dim, operandShape[dim],
-                                 resultShape[dim]);
+  for (int64_t d = 0, rank = operandShape.size(); d < rank; ++d) {
+    LogicalResult result = success();
+    if (d != dim)
+      result =
+          verifyUnchangedDim(operation, d, operandShape[d], resultShape[d]);
+    else if (gather)
+      result = verifyMultipliedDim(operation, d, operandShape[d],
+                                   resultShape[d], groupSize);
+    else
+      result = verifyDividedDim(operation, "scatter", d, operandShape[d],
+                                resultShape[d], groupSize);
     if (failed(result))
       return failure();
   }
   return success();
+}
+
+LogicalResult
+AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
+  return verifyResizedDim(*this, symbolTables, getOperand().getType(),
+                          getType(), getGatherDimAttr().getInt(),
+                          /*gather=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -289,26 +306,9 @@ LogicalResult ReduceScatterOp::verify() {
 
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  spmd::MeshAttr mesh = verifyMeshAndAxes(*this, symbolTables);
-  if (!mesh)
-    return failure();
-  int64_t groupSize = comm::getGroupSize(mesh, getAxes().getValue());
-  ArrayRef<int64_t> operandShape = getOperand().getType().getShape();
-  ArrayRef<int64_t> resultShape = getType().getShape();
-  if (!hasCheckedShapes(operandShape, resultShape,
-                        {getScatterDimAttr().getInt()}))
-    return success();
-  for (int64_t dim = 0, rank = operandShape.size(); dim < rank; ++dim) {
-    LogicalResult result =
-        dim == getScatterDimAttr().getInt()
-            ? verifyDividedDim(*this, "scatter", dim, operandShape[dim],
-                               resultShape[dim], groupSize)
-            : verifyUnchangedDim(*this, dim, operandShape[dim],
-                                 resultShape[dim]);
-    if (failed(result))
-      return failure();
-  }
-  return success();
+  return verifyResizedDim(*this, symbolTables, getOperand().getType(),
+                          getType(), getScatterDimAttr().getInt(),
+                          /*gather=*/false);
 }
 
 //===----------------------------------------------------------------------===//
