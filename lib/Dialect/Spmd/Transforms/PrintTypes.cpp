@@ -7,6 +7,9 @@
 #include "tessera/Dialect/Spmd/IR/JaxType.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -35,6 +38,12 @@ struct SpmdPrintTypesPass
       // linalg ops, which are not in the source text) have nowhere to
       // report at.
       if (op->getNumResults() == 0 || isa<UnknownLoc>(op->getLoc()))
+        return;
+      // The scalar payloads of linalg ops and of tensor.pad/generate are
+      // not values of the program in JAX's sense.
+      if (Operation *parent = op->getParentOp();
+          parent && (isa<linalg::LinalgOp>(parent) ||
+                     isa<tensor::PadOp, tensor::GenerateOp>(parent)))
         return;
       message.clear();
       llvm::raw_svector_ostream os(message);

@@ -125,4 +125,59 @@ def SpmdLiftInlinedMeshesPass : Pass<"spmd-lift-inlined-meshes", "ModuleOp"> {
   }];
 }
 
+def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
+  let summary = "JAX's sharding in types: computes every value's sharding "
+                "over Explicit mesh axes";
+  let description = [{
+    For mesh axes of type `explicit`, a value's sharding is part of its type
+    (JAX's explicit sharding mode). This pass computes it for every op of
+    every function from the op's operands, with JAX's per-primitive rules,
+    writes it into the op's `spmd.sharding` (closed dimensions when the mesh
+    has no Auto axes; Auto axes already there are kept for propagation), and
+    reports JAX's errors. An error fails the pass.
+
+    How MLIR ops read as JAX primitives:
+    - creation ops (`arith.constant`, `tensor.empty`, `linalg.fill`, a
+      `linalg.generic` with no inputs) are replicated unless they carry
+      `spmd.out_sharding`;
+    - arith/math ops on tensors and casts are JAX's unary and n-ary
+      elementwise rules (scalars ignored; a dimension's entries must agree,
+      `None` yielding to a sharded entry; a size-1 unsharded dimension is a
+      broadcast); `arith.select` is select;
+    - linalg ops: `linalg.broadcast` is broadcast_in_dim, `linalg.transpose`
+      transpose; a parallel `linalg.generic`/`map`/named elementwise op is
+      the n-ary rule on the dimensions its indexing maps line up (a constant
+      0 index is a size-1 broadcast dimension); a reduction with one input
+      is reduce (reduced dimensions dropped); a reduction with two inputs
+      (`matmul`, `batch_matmul`, `contract`, `generic`) is dot_general:
+      loops in both inputs and the output are batch dimensions (their
+      entries must agree), reduction loops contract (sharded on both sides
+      is the ambiguity error, on one side dropped), the others are free;
+      the `outs` of linalg ops never change the result;
+    - `tensor.expand_shape`/`collapse_shape`/`reshape` are reshape (the
+      split and merge rules with the greedy hand-out of axes);
+      `extract_slice` and `pad` the slicing rule (a shrunk sharded dimension
+      must stay divisible; a rank-reducing slice then squeezes);
+      `concat` needs identical shardings; `insert_slice` needs the update's
+      sharding to match the destination's (kept dimensions); `gather` is
+      JAX's gather with `gather_dims` as `start_index_map`;
+    - `scf.for`, `scf.while` and `scf.if` need their carried values and
+      branch results to keep their types, sharding included;
+    - `func.call` results take the callee's declared result shardings, and
+      `func.return` operands must have the function's declared result
+      shardings;
+    - `spmd.reshard` sets a type; `spmd.sharding_constraint` asserts it;
+      `spmd.auto_axes`, `spmd.explicit_axes` and `spmd.manual_computation`
+      bodies see their own axis types;
+    - `spmd.out_sharding` (JAX's `out_sharding=`) overrides the rule after
+      JAX's checks (no Auto or Manual axes, divisibility);
+    - any other op with an operand on a mesh with Explicit axes is JAX's
+      "sharding rule for <op> is not implemented" error.
+    A result that uses a mesh axis twice is JAX's "<op> operation with
+    inputs: ... produces an illegally sharded result: ..." error. Ops on
+    meshes without Explicit axes are left alone (propagation owns Auto
+    axes).
+  }];
+}
+
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD
