@@ -180,4 +180,83 @@ def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
   }];
 }
 
+def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
+  let summary = "Propagates shardings over Auto mesh axes (Shardy's "
+                "factor-based propagation)";
+  let description = [{
+    Users annotate a few values (function arguments and results, ops'
+    `spmd.sharding`, sharding constraints); propagation shards the rest.
+
+    Each op with a sharding rule (`spmd::getShardingRule`) is seen through
+    its factors: the shardings of its operands and results are projected
+    onto the factors (a compound dimension hands its axes to its factors
+    major to minor, splitting an axis into sub-axes where a factor's size
+    asks for it; axes that do not divide a non-minor factor are overflow),
+    each factor gets the longest list of axes the tensors are compatible
+    with, cut where an axis would conflict (used by another factor, an
+    explicitly replicated or unreduced axis, a closed dimension, a
+    non-minor factor it does not divide), and every open dimension that the
+    result extends takes it. Dimensions that had no sharding become open
+    (`{"x", ?}`); closed dimensions never change.
+
+    - `strategy=basic`: every tensor gets the same axes (a conflict in one
+      tensor stops all); `strategy=aggressive` (the default): each tensor
+      takes what it can, and when two factors want one axis the factor whose
+      source tensor is larger wins (ties: lower tensor index, then lower
+      factor index).
+    - `op-priorities` (default on): five sweeps that allow more each time:
+      elementwise ops, reshapes, transposes and data-flow edges whose
+      operands have one use; the same with any uses; only pass-through
+      factors, with `linalg.broadcast` backward only; everything except a
+      broadcast forward; everything.
+    - `user-priorities` (default on): a dimension written with priority
+      `pN`, N > 0, starts out closed and empty (its axes explicitly
+      replicated) and is restored in round N (rounds in increasing order,
+      each a full propagation), so lower priorities never take axes from
+      higher ones. Priorities are dropped from the output.
+    - `conservative`: no sub-axes, and nothing along permutation factors.
+    - `debug-origins`: every sharded value gets `spmd.sharding_origins`, a
+      dictionary from each of its axes to where it came from (`input: N`,
+      `output: N`, or the op and location that carried it).
+    - `warn-unknown-ops`: warns about ops with tensor operands and results
+      but no sharding rule (they are left alone).
+
+    Identities take part as identity rules: `spmd.sharding_constraint`
+    (whose open dimensions may grow), `spmd.propagation_barrier` (in its
+    allowed direction only), the data-flow edges of `scf.for`, `scf.while`
+    and `scf.if`, `spmd.manual_computation` (operands with in_shardings,
+    body results with out_shardings; inside the body only free axes move),
+    calls (call operands with the callee's arguments, the callee's returned
+    values with the call results, all callers at once) and function results
+    (returned value with the result's `spmd.sharding`). `spmd.reshard`
+    stops propagation. Before propagating, a fully closed sharding
+    constraint is applied to its unsharded input unless another constraint
+    or a manual computation uses that input with a different sharding.
+    Sharding groups are merged transitively (values that share a group id,
+    groups that share a value) and every update of a member updates all;
+    members with different initial shardings get a warning and an open
+    constraint each.
+
+    Only Auto axes move: Explicit axes belong to `spmd-infer-explicit`,
+    Manual ones to the manual computation that owns them. Shardings on
+    different meshes never mix, and maximal shardings are not propagated.
+    The driver is a worklist: each change puts the affected ops back, so one
+    sweep per stage converges in time linear in the module.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"aggressive\"",
+           "Conflict resolution: basic or aggressive">,
+    Option<"conservative", "conservative", "bool", /*default=*/"false",
+           "Propagate no sub-axes">,
+    Option<"opPriorities", "op-priorities", "bool", /*default=*/"true",
+           "Propagate through op kinds in priority order">,
+    Option<"userPriorities", "user-priorities", "bool", /*default=*/"true",
+           "Honor user priorities pN, one round per priority">,
+    Option<"debugOrigins", "debug-origins", "bool", /*default=*/"false",
+           "Record where each sharding came from">,
+    Option<"warnUnknownOps", "warn-unknown-ops", "bool", /*default=*/"false",
+           "Warn about ops without a sharding rule">
+  ];
+}
+
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD

@@ -1,0 +1,1065 @@
+//===- Propagate.cpp - sharding propagation over Auto mesh axes -----------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// `spmd-propagate`: Shardy's factor-based propagation, in three layers.
+//
+// - The core: a worklist of ops in program order. Visiting an op projects
+//   the shardings of its operands and results onto the factors of its rule
+//   (FactorPropagation.h), lets the strategy (basic or aggressive) decide the
+//   axes of each factor, and writes back every tensor that grew; the ops
+//   that read or write a changed value go back on the worklist (last in,
+//   first out, as MLIR's greedy driver does), so one sweep converges.
+//   Identity-like connections take part as identity rules: sharding
+//   constraints, propagation barriers (in their allowed direction), the
+//   data-flow edges of scf loops and conditionals, manual computations
+//   (operands <-> in_shardings, body results <-> out_shardings), calls
+//   (operands <-> callee arguments, returned values <-> call results) and
+//   function results (returned value <-> result attribute).
+// - Op priorities: five sweeps, each allowing more: pass-through ops
+//   (elementwise, reshapes, transposes, data-flow edges) whose operands
+//   have one use; the same with any uses; only pass-through factors, with
+//   broadcasts backward only; everything but broadcasts forward; everything.
+// - User priorities: dims with priority pN > 0 start out closed and empty
+//   (their axes explicitly replicated) and are restored, one priority at a
+//   time in increasing order, each followed by a full propagation; lower
+//   priorities never take axes from higher ones, but may shard further.
+//
+// Sharding groups (spmd.sharding_group) are merged transitively and keep
+// all members identical. Before propagation, a fully closed sharding
+// constraint is applied to its unsharded input (unless another constraint
+// or a manual computation wants the input differently).
+//
+// Only Auto axes move: Explicit axes belong to `spmd-infer-explicit`, Manual
+// axes to the manual computation that owns them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/IR/DataFlow.h"
+#include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace mlir::tessera::spmd {
+#define GEN_PASS_DEF_SPMDPROPAGATEPASS
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Where a sharding lives
+//===----------------------------------------------------------------------===//
+
+/// A value, or a function's result attribute (`func` set), or the local
+/// view of a manual computation's out_sharding (`manual` set).
+struct Slot {
+  // Op handles are mutable: their accessors are not const.
+  mutable Value value;
+  mutable FunctionOpInterface func;
+  mutable ManualComputationOp manual;
+  unsigned index = 0;
+
+  static Slot ofValue(Value v) { return Slot{v, {}, {}, 0}; }
+  static Slot ofFuncResult(FunctionOpInterface f, unsigned i) {
+    return Slot{{}, f, {}, i};
+  }
+  static Slot ofManualResult(ManualComputationOp m, unsigned i) {
+    return Slot{{}, {}, m, i};
+  }
+
+  TensorShardingAttr get() const {
+    if (func)
+      return getFuncResultSharding(func, index);
+    if (manual)
+      return removeManualAxes(manual.getOutSharding(index),
+                              manual.getManualAxes().getValue());
+    return getSharding(value);
+  }
+
+  /// Where to resolve the mesh from.
+  Operation *scope() const {
+    if (func)
+      return func;
+    if (manual)
+      return manual;
+    if (Operation *def = value.getDefiningOp())
+      return def;
+    return value.getParentBlock()->getParentOp();
+  }
+
+  Type getType() const {
+    if (func)
+      return func.getResultTypes()[index];
+    if (manual)
+      return manual.getBody().front().getTerminator()->getOperand(index)
+          .getType();
+    return value.getType();
+  }
+};
+
+/// Writes `sharding` where `slot` keeps it; false if it has no place.
+bool setSlotSharding(const Slot &slot, TensorShardingAttr sharding) {
+  MLIRContext *ctx = sharding.getContext();
+  if (slot.func) {
+    slot.func.setResultAttr(slot.index, SpmdDialect::kShardingAttrName,
+                            sharding);
+    return true;
+  }
+  if (slot.manual) {
+    // Local view in, global view stored: the manual axes stay major.
+    ManualComputationOp manual = slot.manual;
+    TensorShardingAttr global = manual.getOutSharding(slot.index);
+    SmallVector<DimensionShardingAttr> dims;
+    for (auto [oldDim, newDim] : llvm::zip_equal(global.getDimShardings(),
+                                                 sharding.getDimShardings())) {
+      SmallVector<AxisRefAttr> axes;
+      for (AxisRefAttr ref : oldDim.getAxes())
+        if (manual.isManualAxis(ref.getName()))
+          axes.push_back(ref);
+      llvm::append_range(axes, newDim.getAxes());
+      dims.push_back(
+          DimensionShardingAttr::get(ctx, axes, newDim.getIsClosed()));
+    }
+    SmallVector<TensorShardingAttr> outs(
+        manual.getOutShardings().getShardings());
+    outs[slot.index] = TensorShardingAttr::get(
+        ctx, global.getMeshOrRef(), dims, global.getReplicatedAxes(),
+        global.getUnreducedAxes(), global.getUnreducedKind());
+    manual.setOutShardingsAttr(TensorShardingPerValueAttr::get(ctx, outs));
+    return true;
+  }
+  Value value = slot.value;
+  if (auto result = dyn_cast<OpResult>(value)) {
+    Operation *op = result.getOwner();
+    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+      constraint.setShardingAttr(sharding);
+      return true;
+    }
+    if (isa<PropagationBarrierOp>(op)) {
+      op->setAttr(SpmdDialect::kShardingAttrName,
+                  TensorShardingPerValueAttr::get(ctx, {sharding}));
+      return true;
+    }
+    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+      SmallVector<TensorShardingAttr> outs(
+          manual.getOutShardings().getShardings());
+      outs[result.getResultNumber()] = sharding;
+      manual.setOutShardingsAttr(TensorShardingPerValueAttr::get(ctx, outs));
+      return true;
+    }
+  }
+  return succeeded(setSharding(value, sharding));
+}
+
+//===----------------------------------------------------------------------===//
+// Op classes for the op-priority schedule
+//===----------------------------------------------------------------------===//
+
+/// Elementwise for propagation: the Elementwise trait (arith, math on
+/// tensors), linalg elementwise ops and generics whose maps are all the
+/// identity, and the sharding ops that act as identities.
+bool isElementwiseOp(Operation *op) {
+  if (op->hasTrait<OpTrait::Elementwise>())
+    return true;
+  if (isa<ShardingConstraintOp, PropagationBarrierOp, linalg::ElementwiseOp,
+          linalg::MapOp>(op))
+    return true;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return generic.getNumLoops() == generic.getNumParallelLoops() &&
+           llvm::all_of(generic.getIndexingMapsArray(),
+                        [](AffineMap map) { return map.isIdentity(); });
+  return false;
+}
+
+bool isReshapeOrTranspose(Operation *op) {
+  return isa<tensor::ReshapeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             linalg::TransposeOp>(op);
+}
+
+bool isBroadcast(Operation *op) { return isa<linalg::BroadcastOp>(op); }
+
+/// Whether some non-scalar operand of `op` has more than one use.
+bool hasMultiUseOperand(Operation *op) {
+  return llvm::any_of(op->getOperands(), [](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && type.getRank() > 0 && !v.hasOneUse();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The worklist
+//===----------------------------------------------------------------------===//
+
+/// Ops to visit, last in first out; an op already waiting keeps its place.
+class Worklist {
+public:
+  void push(Operation *op) {
+    if (index.try_emplace(op, list.size()).second)
+      list.push_back(op);
+  }
+  Operation *pop() {
+    while (!list.empty()) {
+      Operation *op = list.pop_back_val();
+      if (op && index.erase(op))
+        return op;
+    }
+    return nullptr;
+  }
+  /// Fills the list with every op of `module` so that they come out in
+  /// pre-order.
+  void fill(ModuleOp module) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != module)
+        list.push_back(op);
+    });
+    std::reverse(list.begin(), list.end());
+    for (auto [i, op] : llvm::enumerate(list))
+      index.try_emplace(op, i);
+  }
+
+private:
+  SmallVector<Operation *> list;
+  llvm::DenseMap<Operation *, size_t> index;
+};
+
+//===----------------------------------------------------------------------===//
+// The propagation
+//===----------------------------------------------------------------------===//
+
+using DirectionFn = std::function<PropagationDirection(
+    Operation *, int64_t, OpShardingRuleAttr)>;
+
+class Propagation {
+public:
+  Propagation(ModuleOp module, const FactorPropagation &strategy,
+              bool conservative)
+      : module(module), strategy(strategy), conservative(conservative) {
+    // Callers of every function with a body.
+    module.walk([&](CallOpInterface call) {
+      auto callee = dyn_cast_or_null<FunctionOpInterface>(
+          call.resolveCallableInTable(&symbolTables));
+      if (callee && !callee.isExternal())
+        callers[callee].push_back(call);
+    });
+  }
+
+  /// Merges the sharding groups and syncs their members; warns about
+  /// members whose shardings disagree (they get an open constraint).
+  void importShardingGroups();
+
+  /// Copies fully closed sharding constraints onto their unsharded inputs.
+  void applyShardingConstraints();
+
+  /// One full sweep with `direction`.
+  void run(const DirectionFn &direction);
+
+  /// Attaches `spmd.sharding_origins` after propagation.
+  void enableOrigins() { recordOrigins = true; }
+  void saveOrigins();
+
+private:
+  void visit(Operation *op);
+  bool propagateTensors(Operation *anchor, ArrayRef<Slot> operands,
+                        ArrayRef<Slot> results, OpShardingRuleAttr rule,
+                        function_ref<PropagationDirection(int64_t)> direction,
+                        bool isElementwise);
+  bool propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
+                         Slot target, PropagationDirection direction);
+  PropagationDirection directionFor(Operation *op, int64_t factor,
+                                    OpShardingRuleAttr rule) {
+    return (*currentDirection)(op, factor, rule);
+  }
+  OpShardingRuleAttr identityRule(Type type, unsigned numSources);
+
+  /// Puts the ops affected by a new sharding of `slot` on the worklist.
+  void notifyChanged(const Slot &slot);
+  void notifyUsers(Value value);
+
+  /// Records the origin of the axes `slot` gained from `from`.
+  void recordOrigin(const Slot &slot, TensorShardingAttr old,
+                    TensorShardingAttr updated,
+                    ArrayRef<std::pair<Slot, TensorShardingAttr>> from);
+
+  ModuleOp module;
+  const FactorPropagation &strategy;
+  bool conservative;
+  SymbolTableCollection symbolTables;
+  llvm::DenseMap<Operation *, SmallVector<CallOpInterface>> callers;
+  Worklist worklist;
+  Operation *current = nullptr;
+  const DirectionFn *currentDirection = nullptr;
+  llvm::DenseMap<std::pair<Type, unsigned>, OpShardingRuleAttr> identityRules;
+
+  // Sharding groups: every member of a value's group.
+  llvm::DenseMap<Value, unsigned> groupOf;
+  SmallVector<SmallVector<Value>> groups;
+
+  // Debug origins: per value (or func result), axis name -> origin.
+  bool recordOrigins = false;
+  llvm::DenseMap<Value, llvm::MapVector<StringRef, std::string>> valueOrigins;
+  llvm::DenseMap<std::pair<Operation *, unsigned>,
+                 llvm::MapVector<StringRef, std::string>>
+      resultOrigins;
+  llvm::MapVector<StringRef, std::string> &originsOf(const Slot &slot) {
+    if (slot.func)
+      return resultOrigins[{slot.func, slot.index}];
+    if (slot.manual)
+      return valueOrigins[slot.manual.getBody().front().getTerminator()
+                              ->getOperand(slot.index)];
+    return valueOrigins[slot.value];
+  }
+
+public:
+  void seedOrigins();
+};
+
+OpShardingRuleAttr Propagation::identityRule(Type type, unsigned numSources) {
+  auto &rule = identityRules[{type, numSources}];
+  if (rule)
+    return rule;
+  auto tensor = cast<RankedTensorType>(type);
+  MLIRContext *ctx = type.getContext();
+  SmallVector<DimMappingAttr> dims;
+  SmallVector<int64_t> sizes;
+  for (int64_t d = 0; d < tensor.getRank(); ++d) {
+    dims.push_back(DimMappingAttr::get(ctx, {d}));
+    sizes.push_back(tensor.getDimSize(d));
+  }
+  auto mapping = TensorMappingAttr::get(ctx, dims);
+  SmallVector<TensorMappingAttr> operands(numSources, mapping);
+  rule = OpShardingRuleAttr::get(ctx, sizes, operands, {mapping}, {}, {}, {},
+                                 {}, /*isCustomRule=*/false);
+  return rule;
+}
+
+void Propagation::notifyUsers(Value value) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<scf::YieldOp, scf::ConditionOp, ReturnOp>(user)) {
+      worklist.push(user->getParentOp());
+      continue;
+    }
+    worklist.push(user);
+  }
+}
+
+void Propagation::notifyChanged(const Slot &slot) {
+  if (slot.func) {
+    // The returned values and the callers' results.
+    for (Block &block : slot.func.getFunctionBody())
+      if (!block.empty() && isa<func::ReturnOp>(block.back()))
+        worklist.push(&block.back());
+    return;
+  }
+  if (slot.manual) {
+    worklist.push(slot.manual);
+    notifyUsers(slot.manual->getResult(slot.index));
+    return;
+  }
+  Value value = slot.value;
+  if (auto result = dyn_cast<OpResult>(value)) {
+    Operation *op = result.getOwner();
+    if (op != current)
+      worklist.push(op);
+    // A loop's result also shares the sharding of its block arguments.
+    for (const DataFlowEdge &edge : getDataFlowEdges(op))
+      if (edge.owner == value)
+        for (Value target : edge.targets)
+          if (target != value)
+            notifyUsers(target);
+    // A call result: the callee's return sees it.
+    if (auto call = dyn_cast<CallOpInterface>(op))
+      if (auto callee = dyn_cast_or_null<FunctionOpInterface>(
+              call.resolveCallableInTable(&symbolTables)))
+        if (!callee.isExternal())
+          for (Block &block : callee.getFunctionBody())
+            if (!block.empty() && isa<func::ReturnOp>(block.back()))
+              worklist.push(&block.back());
+  } else {
+    auto arg = cast<BlockArgument>(value);
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (parent != current)
+      worklist.push(parent);
+    if (auto func = dyn_cast<FunctionOpInterface>(parent)) {
+      auto it = callers.find(func);
+      if (it != callers.end())
+        for (CallOpInterface call : it->second)
+          worklist.push(call);
+    }
+  }
+  notifyUsers(value);
+}
+
+bool Propagation::propagateTensors(
+    Operation *anchor, ArrayRef<Slot> operands, ArrayRef<Slot> results,
+    OpShardingRuleAttr rule,
+    function_ref<PropagationDirection(int64_t)> direction,
+    bool isElementwise) {
+  // Every tensor must be on one mesh (or have no sharding yet).
+  SmallVector<TensorShardingAttr> shardings;
+  Attribute meshRef;
+  MeshAttr mesh;
+  for (const Slot &slot : llvm::concat<const Slot>(operands, results)) {
+    TensorShardingAttr sharding = slot.get();
+    shardings.push_back(sharding);
+    if (!sharding)
+      continue;
+    if (!meshRef) {
+      meshRef = sharding.getMeshOrRef();
+      mesh = sharding.getMesh(slot.scope(), &symbolTables);
+    } else if (sharding.getMeshOrRef() != meshRef) {
+      return false;
+    }
+  }
+  if (!mesh || mesh.empty() || mesh.isMaximal())
+    return false;
+  mesh = getMeshWithAxisTypesAt(anchor, mesh);
+  ArrayRef<TensorShardingAttr> operandShardings =
+      ArrayRef(shardings).take_front(operands.size());
+  ArrayRef<TensorShardingAttr> resultShardings =
+      ArrayRef(shardings).drop_front(operands.size());
+  ShardingProjection projection = ShardingProjection::build(
+      operandShardings, resultShardings, rule, mesh);
+  auto localDirection = [&](int64_t factor) {
+    if (rule.isBlocked(factor) || (conservative && rule.isPermutation(factor)))
+      return PropagationDirection::NONE;
+    return direction(factor);
+  };
+  UpdateTensorShardings updates = strategy.propagateFactorShardings(
+      projection, localDirection, rule.getFactorSizes(), mesh, conservative,
+      isElementwise);
+
+  bool changed = false;
+  SmallVector<std::pair<Slot, TensorShardingAttr>> before;
+  if (recordOrigins)
+    for (auto [slot, sharding] :
+         llvm::zip_equal(llvm::concat<const Slot>(operands, results),
+                         shardings))
+      before.emplace_back(slot, sharding);
+  auto update = [&](const Slot &slot, TensorShardingAttr old,
+                    const TensorFactorShardings &tensor,
+                    TensorMappingAttr mapping) {
+    TensorShardingAttr updated = tensor.createTensorSharding(
+        mapping, rule.getFactorSizes(), meshRef, mesh, old);
+    bool emptyAxes = llvm::all_of(updated.getDimShardings(),
+                                  [](DimensionShardingAttr d) {
+                                    return d.emptyAxes();
+                                  });
+    if ((!old && emptyAxes) || updated == old)
+      return;
+    if (!setSlotSharding(slot, updated))
+      return;
+    changed = true;
+    if (recordOrigins)
+      recordOrigin(slot, old, updated, before);
+    notifyChanged(slot);
+    // Every member of the slot's sharding group follows.
+    if (!slot.value)
+      return;
+    auto group = groupOf.find(slot.value);
+    if (group == groupOf.end())
+      return;
+    for (Value member : groups[group->second]) {
+      if (member == slot.value || getSharding(member) == updated)
+        continue;
+      if (setSlotSharding(Slot::ofValue(member), updated)) {
+        if (recordOrigins)
+          recordOrigin(Slot::ofValue(member), getSharding(member), updated,
+                       {{slot, updated}});
+        notifyChanged(Slot::ofValue(member));
+      }
+    }
+  };
+  for (unsigned i : updates.updateOperands.set_bits())
+    update(operands[i], operandShardings[i], projection.getOperands()[i],
+           rule.getOperandMapping(i));
+  for (unsigned i : updates.updateResults.set_bits())
+    update(results[i], resultShardings[i], projection.getResults()[i],
+           rule.getResultMapping(i));
+  return changed;
+}
+
+bool Propagation::propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
+                                    Slot target,
+                                    PropagationDirection direction) {
+  auto type = dyn_cast<RankedTensorType>(target.getType());
+  if (!type || sources.empty())
+    return false;
+  OpShardingRuleAttr rule = identityRule(type, sources.size());
+  return propagateTensors(
+      anchor, sources, {target}, rule, [&](int64_t) { return direction; },
+      /*isElementwise=*/false);
+}
+
+void Propagation::visit(Operation *op) {
+  current = op;
+  auto always = [&](int64_t) {
+    return directionFor(op, -1, OpShardingRuleAttr());
+  };
+  // A function's returned values <-> its result attributes and the results
+  // of its callers.
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    auto func = dyn_cast<FunctionOpInterface>(op->getParentOp());
+    if (!func)
+      return;
+    auto it = callers.find(func);
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      if (!isa<RankedTensorType>(value.getType()))
+        continue;
+      // Function results always propagate both ways (as Shardy does).
+      propagateIdentity(op, {Slot::ofValue(value)},
+                        Slot::ofFuncResult(func, i),
+                        PropagationDirection::BOTH);
+      if (it == callers.end())
+        continue;
+      for (CallOpInterface call : it->second)
+        if (i < call->getNumResults())
+          propagateIdentity(op, {Slot::ofValue(value)},
+                            Slot::ofValue(call->getResult(i)),
+                            always(0));
+    }
+    return;
+  }
+  // Call operands <-> the callee's arguments (all callers at once).
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    auto callee = dyn_cast_or_null<FunctionOpInterface>(
+        call.resolveCallableInTable(&symbolTables));
+    if (!callee || callee.isExternal())
+      return;
+    Block &entry = callee.getFunctionBody().front();
+    for (BlockArgument arg : entry.getArguments()) {
+      if (!isa<RankedTensorType>(arg.getType()))
+        continue;
+      SmallVector<Slot> sources;
+      for (CallOpInterface caller : callers[callee])
+        if (arg.getArgNumber() < caller.getArgOperands().size())
+          sources.push_back(
+              Slot::ofValue(caller.getArgOperands()[arg.getArgNumber()]));
+      propagateIdentity(op, sources, Slot::ofValue(arg), always(0));
+    }
+    return;
+  }
+  if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+    Block &body = manual.getBody().front();
+    for (auto [i, operand] : llvm::enumerate(manual.getOperands()))
+      if (isa<RankedTensorType>(operand.getType()))
+        propagateIdentity(op, {Slot::ofValue(operand)},
+                          Slot::ofValue(body.getArgument(i)), always(0));
+    Operation *terminator = body.getTerminator();
+    for (auto [i, value] : llvm::enumerate(terminator->getOperands()))
+      if (isa<RankedTensorType>(value.getType()))
+        propagateIdentity(terminator, {Slot::ofValue(value)},
+                          Slot::ofManualResult(manual, i), always(0));
+    return;
+  }
+  // Loops and conditionals: one identity per data-flow edge.
+  SmallVector<DataFlowEdge> edges = getDataFlowEdges(op);
+  if (!edges.empty()) {
+    for (const DataFlowEdge &edge : edges) {
+      SmallVector<Slot> sources =
+          llvm::map_to_vector(edge.sources, Slot::ofValue);
+      propagateIdentity(op, sources, Slot::ofValue(edge.owner), always(0));
+    }
+    return;
+  }
+  if (auto barrier = dyn_cast<PropagationBarrierOp>(op)) {
+    propagateIdentity(op, {Slot::ofValue(barrier.getInput())},
+                      Slot::ofValue(barrier.getResult()),
+                      barrier.getAllowedDirection());
+    return;
+  }
+  if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+    auto type = cast<RankedTensorType>(constraint.getType());
+    propagateTensors(
+        op, {Slot::ofValue(constraint.getInput())},
+        {Slot::ofValue(constraint.getResult())}, identityRule(type, 1),
+        [&](int64_t f) { return directionFor(op, f, OpShardingRuleAttr()); },
+        /*isElementwise=*/true);
+    return;
+  }
+  if (op->getNumResults() == 0 ||
+      isa<ReshardOp, MeshOp, FunctionOpInterface, ModuleOp>(op))
+    return;
+  OpShardingRuleAttr rule = getShardingRule(op);
+  if (!rule || rule.getNumOperands() != op->getNumOperands() ||
+      rule.getNumResults() != op->getNumResults())
+    return;
+  SmallVector<Slot> operands =
+      llvm::map_to_vector(op->getOperands(), Slot::ofValue);
+  SmallVector<Slot> results =
+      llvm::map_to_vector(op->getResults(), Slot::ofValue);
+  propagateTensors(
+      op, operands, results, rule,
+      [&](int64_t f) { return directionFor(op, f, rule); },
+      isElementwiseOp(op));
+}
+
+void Propagation::run(const DirectionFn &direction) {
+  currentDirection = &direction;
+  worklist.fill(module);
+  while (Operation *op = worklist.pop())
+    visit(op);
+  current = nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Sharding groups and constraints
+//===----------------------------------------------------------------------===//
+
+void Propagation::importShardingGroups() {
+  // Values that share a group id, or a value in two groups, merge.
+  llvm::EquivalenceClasses<Value> classes;
+  llvm::MapVector<int64_t, Value> firstOfGroup;
+  SmallVector<Value> order;
+  module.walk([&](ShardingGroupOp op) {
+    Value input = op.getInput();
+    classes.insert(input);
+    order.push_back(input);
+    auto [it, inserted] =
+        firstOfGroup.try_emplace(op.getGroupId(), input);
+    if (!inserted)
+      classes.unionSets(it->second, input);
+  });
+  llvm::DenseMap<Value, unsigned> leaderIndex;
+  for (Value value : order) {
+    Value leader = classes.getLeaderValue(value);
+    auto [it, inserted] = leaderIndex.try_emplace(leader, groups.size());
+    if (inserted)
+      groups.emplace_back();
+    if (groupOf.try_emplace(value, it->second).second)
+      groups[it->second].push_back(value);
+  }
+  // Sync the members to the one sharding they have; if they disagree, warn
+  // and let each member start over from an open constraint.
+  for (auto [id, members] : llvm::enumerate(groups)) {
+    TensorShardingAttr common;
+    bool conflict = false;
+    for (Value member : members) {
+      TensorShardingAttr sharding = getSharding(member);
+      if (!sharding || (sharding.isFullyReplicated() &&
+                        llvm::none_of(sharding.getDimShardings(),
+                                      [](DimensionShardingAttr d) {
+                                        return d.getIsClosed();
+                                      })))
+        continue;
+      if (!common)
+        common = sharding;
+      else if (sharding != common)
+        conflict = true;
+    }
+    if (!common)
+      continue;
+    if (!conflict) {
+      for (Value member : members)
+        setSlotSharding(Slot::ofValue(member), common);
+      continue;
+    }
+    Value first = members.front();
+    Operation *owner = first.getDefiningOp()
+                           ? first.getDefiningOp()
+                           : first.getParentBlock()->getParentOp();
+    owner->emitWarning("the initial shardings of the members of sharding "
+                       "group ")
+        << id
+        << " do not match; each member gets an open sharding constraint";
+    for (Value &member : members) {
+      OpBuilder builder(module.getContext());
+      builder.setInsertionPointAfterValue(member);
+      auto type = cast<RankedTensorType>(member.getType());
+      auto open = ShardingConstraintOp::create(
+          builder, member.getLoc(), member,
+          TensorShardingAttr::getReplicated(module.getContext(),
+                                            common.getMeshOrRef(),
+                                            type.getRank(), /*closed=*/false));
+      member.replaceAllUsesExcept(open, open);
+      groupOf.erase(member);
+      member = open.getResult();
+      groupOf[member] = id;
+    }
+  }
+}
+
+void Propagation::applyShardingConstraints() {
+  module.walk([&](ShardingConstraintOp constraint) {
+    Value input = constraint.getInput();
+    TensorShardingAttr sharding = constraint.getSharding();
+    if (getSharding(input) || !sharding.isFullyClosed())
+      return;
+    // Not if another constraint or a manual computation wants it otherwise.
+    for (OpOperand &use : input.getUses()) {
+      if (auto other = dyn_cast<ShardingConstraintOp>(use.getOwner()))
+        if (other.getSharding() != sharding)
+          return;
+      if (auto manual = dyn_cast<ManualComputationOp>(use.getOwner()))
+        if (manual.getInSharding(use.getOperandNumber()) != sharding)
+          return;
+    }
+    // Values on a data-flow edge keep their own sharding (the constraint
+    // stays an identity on the way).
+    if (getDataFlowEdge(input))
+      return;
+    if (auto arg = dyn_cast<BlockArgument>(input))
+      if (!isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+        return;
+    (void)setSlotSharding(Slot::ofValue(input), sharding);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Debug origins
+//===----------------------------------------------------------------------===//
+
+void Propagation::seedOrigins() {
+  // User-written shardings are their own origin.
+  module.walk([&](Operation *op) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+      if (func.isExternal())
+        return;
+      for (BlockArgument arg : func.getArguments())
+        if (TensorShardingAttr s = getSharding(arg))
+          for (DimensionShardingAttr dim : s.getDimShardings())
+            for (AxisRefAttr ref : dim.getAxes())
+              valueOrigins[arg][ref.getName()] =
+                  "input: " + std::to_string(arg.getArgNumber());
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        if (TensorShardingAttr s = getFuncResultSharding(func, i))
+          for (DimensionShardingAttr dim : s.getDimShardings())
+            for (AxisRefAttr ref : dim.getAxes())
+              resultOrigins[{func, i}][ref.getName()] =
+                  "output: " + std::to_string(i);
+      return;
+    }
+    for (OpResult result : op->getResults())
+      if (TensorShardingAttr s = getSharding(result))
+        for (DimensionShardingAttr dim : s.getDimShardings())
+          for (AxisRefAttr ref : dim.getAxes()) {
+            std::string name;
+            llvm::raw_string_ostream os(name);
+            os << op->getName().getStringRef() << " at " << op->getLoc();
+            valueOrigins[result][ref.getName()] = name;
+          }
+  });
+}
+
+void Propagation::recordOrigin(
+    const Slot &slot, TensorShardingAttr old, TensorShardingAttr updated,
+    ArrayRef<std::pair<Slot, TensorShardingAttr>> from) {
+  llvm::SmallDenseSet<StringRef> had;
+  if (old)
+    for (AxisRefAttr ref : old.getAllAxisRefs())
+      had.insert(ref.getName());
+  auto &origins = originsOf(slot);
+  for (AxisRefAttr ref : updated.getAllAxisRefs()) {
+    if (had.contains(ref.getName()) || origins.count(ref.getName()))
+      continue;
+    // The first other tensor that had the axis knows where it came from.
+    for (const auto &[other, sharding] : from) {
+      if (!sharding || (other.value == slot.value && other.func == slot.func &&
+                        other.manual == slot.manual))
+        continue;
+      auto &otherOrigins = originsOf(other);
+      auto it = otherOrigins.find(ref.getName());
+      if (it != otherOrigins.end()) {
+        origins[ref.getName()] = it->second;
+        break;
+      }
+    }
+  }
+}
+
+void Propagation::saveOrigins() {
+  MLIRContext *ctx = module.getContext();
+  auto toDict = [&](const llvm::MapVector<StringRef, std::string> &origins) {
+    SmallVector<NamedAttribute> entries;
+    for (const auto &[axis, origin] : origins)
+      entries.emplace_back(StringAttr::get(ctx, axis),
+                           StringAttr::get(ctx, origin));
+    return DictionaryAttr::get(ctx, entries);
+  };
+  constexpr StringLiteral kOrigins = "spmd.sharding_origins";
+  module.walk([&](Operation *op) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+      if (func.isExternal())
+        return;
+      for (BlockArgument arg : func.getArguments()) {
+        auto it = valueOrigins.find(arg);
+        if (it != valueOrigins.end() && !it->second.empty())
+          func.setArgAttr(arg.getArgNumber(), kOrigins, toDict(it->second));
+      }
+      for (unsigned i = 0; i < func.getNumResults(); ++i) {
+        auto it = resultOrigins.find({func, i});
+        if (it != resultOrigins.end() && !it->second.empty())
+          func.setResultAttr(i, kOrigins, toDict(it->second));
+      }
+      return;
+    }
+    if (op->getNumResults() == 0)
+      return;
+    SmallVector<Attribute> perResult;
+    bool any = false;
+    for (OpResult result : op->getResults()) {
+      auto it = valueOrigins.find(result);
+      if (it != valueOrigins.end() && !it->second.empty()) {
+        perResult.push_back(toDict(it->second));
+        any = true;
+      } else {
+        perResult.push_back(DictionaryAttr::get(ctx, {}));
+      }
+    }
+    if (any)
+      op->setAttr(kOrigins, ArrayAttr::get(ctx, perResult));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// User priorities
+//===----------------------------------------------------------------------===//
+
+/// Visits every stored sharding of the module; `fn` returns the
+/// replacement (or the same attribute).
+void transformShardings(
+    ModuleOp module,
+    function_ref<TensorShardingAttr(TensorShardingAttr, Operation *,
+                                    unsigned)>
+        fn) {
+  // Positions: arguments/in_shardings/results from 0, function results and
+  // out_shardings from kSecond.
+  constexpr unsigned kSecond = 1u << 30;
+  MLIRContext *ctx = module.getContext();
+  auto perValue = [&](TensorShardingPerValueAttr attr, Operation *op,
+                      unsigned base) {
+    SmallVector<TensorShardingAttr> shardings;
+    for (auto [i, s] : llvm::enumerate(attr.getShardings()))
+      shardings.push_back(s ? fn(s, op, base + i) : s);
+    return TensorShardingPerValueAttr::get(ctx, shardings);
+  };
+  module.walk([&](Operation *op) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (auto s = dyn_cast_or_null<TensorShardingAttr>(
+                func.getArgAttr(i, SpmdDialect::kShardingAttrName)))
+          func.setArgAttr(i, SpmdDialect::kShardingAttrName, fn(s, op, i));
+      for (unsigned i = 0; i < func.getNumResults(); ++i)
+        if (auto s = dyn_cast_or_null<TensorShardingAttr>(
+                func.getResultAttr(i, SpmdDialect::kShardingAttrName)))
+          func.setResultAttr(i, SpmdDialect::kShardingAttrName,
+                             fn(s, op, kSecond + i));
+      return;
+    }
+    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+      constraint.setShardingAttr(fn(constraint.getSharding(), op, 0));
+      return;
+    }
+    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+      manual.setInShardingsAttr(perValue(manual.getInShardings(), op, 0));
+      manual.setOutShardingsAttr(
+          perValue(manual.getOutShardings(), op, kSecond));
+      return;
+    }
+    if (auto attr = op->getAttrOfType<TensorShardingPerValueAttr>(
+            SpmdDialect::kShardingAttrName))
+      op->setAttr(SpmdDialect::kShardingAttrName, perValue(attr, op, 0));
+  });
+}
+
+DimensionShardingAttr dropPriority(DimensionShardingAttr dim) {
+  return DimensionShardingAttr::get(dim.getContext(), dim.getAxes(),
+                                    dim.getIsClosed());
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct SpmdPropagatePass
+    : public impl::SpmdPropagatePassBase<SpmdPropagatePass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+};
+
+void SpmdPropagatePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  if (strategy != "basic" && strategy != "aggressive") {
+    module.emitError("unknown propagation strategy '")
+        << strategy << "', expected 'basic' or 'aggressive'";
+    return signalPassFailure();
+  }
+  // Every op's user-written rule must fit the op.
+  bool failedRule = false;
+  module.walk([&](Operation *op) {
+    if (auto rule =
+            op->getAttrOfType<OpShardingRuleAttr>(kShardingRuleAttrName))
+      if (failed(verifyShardingRule(rule, op)))
+        failedRule = true;
+  });
+  if (failedRule)
+    return signalPassFailure();
+
+  BasicFactorPropagation basic;
+  AggressiveFactorPropagation aggressive;
+  const FactorPropagation &factorPropagation =
+      strategy == "basic" ? static_cast<const FactorPropagation &>(basic)
+                          : aggressive;
+  Propagation propagation(module, factorPropagation, conservative);
+  propagation.applyShardingConstraints();
+  propagation.importShardingGroups();
+  if (debugOrigins) {
+    propagation.enableOrigins();
+    propagation.seedOrigins();
+  }
+
+  if (warnUnknownOps) {
+    module.walk([&](Operation *op) {
+      if (op->getNumResults() == 0 ||
+          isa<func::CallOp, ReshardOp, ManualComputationOp, MeshOp>(op) ||
+          op->getDialect() == ctx->getLoadedDialect<SpmdDialect>() ||
+          !getDataFlowEdges(op).empty() ||
+          op->getParentOfType<linalg::LinalgOp>() ||
+          op->getParentOfType<tensor::PadOp>())
+        return;
+      auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+      if (!llvm::any_of(op->getResultTypes(), isTensor) ||
+          !llvm::any_of(op->getOperandTypes(), isTensor))
+        return;
+      if (!getShardingRule(op))
+        op->emitWarning("no sharding rule for '")
+            << op->getName() << "'; shardings do not propagate through it";
+    });
+  }
+
+  // The op-priority schedule (or a single sweep allowing everything).
+  auto runOpPriorities = [&]() {
+    if (!opPriorities) {
+      DirectionFn any = [](Operation *, int64_t, OpShardingRuleAttr) {
+        return PropagationDirection::BOTH;
+      };
+      propagation.run(any);
+      return;
+    }
+    for (int stage = 0; stage < 5; ++stage) {
+      DirectionFn direction = [stage](Operation *op, int64_t factor,
+                                      OpShardingRuleAttr rule) {
+        auto passThrough = [&](bool allowMultiUse) {
+          bool isEdge = factor < 0; // data-flow edges, calls, manual comps
+          if (!isEdge && !isElementwiseOp(op) && !isReshapeOrTranspose(op))
+            return PropagationDirection::NONE;
+          if (!allowMultiUse && !isEdge && hasMultiUseOperand(op))
+            return PropagationDirection::NONE;
+          return PropagationDirection::BOTH;
+        };
+        PropagationDirection result = PropagationDirection::NONE;
+        if (stage >= 0)
+          result = unionOf(result, passThrough(false));
+        if (stage >= 1)
+          result = unionOf(result, passThrough(true));
+        if (stage >= 2) {
+          PropagationDirection d = PropagationDirection::BOTH;
+          if (rule && factor >= 0 && !rule.isPassThrough(factor))
+            d = PropagationDirection::NONE;
+          else if (isBroadcast(op))
+            d = PropagationDirection::BACKWARD;
+          result = unionOf(result, d);
+        }
+        if (stage >= 3)
+          result = unionOf(result, isBroadcast(op)
+                                       ? PropagationDirection::BACKWARD
+                                       : PropagationDirection::BOTH);
+        if (stage >= 4)
+          result = PropagationDirection::BOTH;
+        return result;
+      };
+      propagation.run(direction);
+    }
+  };
+
+  if (!userPriorities) {
+    runOpPriorities();
+  } else {
+    // Remember every sharding as written; start with p0 only.
+    llvm::DenseMap<std::pair<Operation *, unsigned>, TensorShardingAttr>
+        originals;
+    std::map<int64_t, bool> priorities;
+    transformShardings(module, [&](TensorShardingAttr s, Operation *op,
+                                   unsigned position) {
+      originals[{op, position}] = s;
+      SmallVector<DimensionShardingAttr> dims;
+      SmallVector<AxisRefAttr> replicated(s.getReplicatedAxes());
+      for (DimensionShardingAttr dim : s.getDimShardings()) {
+        int64_t p = dim.getPriority().value_or(0);
+        if (p == 0) {
+          dims.push_back(dropPriority(dim));
+          continue;
+        }
+        priorities[p] = true;
+        llvm::append_range(replicated, dim.getAxes());
+        dims.push_back(DimensionShardingAttr::get(ctx, {}, /*isClosed=*/true));
+      }
+      if (MeshAttr mesh = s.getMesh(op))
+        llvm::sort(replicated, [&](AxisRefAttr a, AxisRefAttr b) {
+          return AxisRefAttr::lessInMesh(mesh, a, b);
+        });
+      return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims, replicated,
+                                     s.getUnreducedAxes(),
+                                     s.getUnreducedKind());
+    });
+    runOpPriorities();
+    for (const auto &entry : priorities) {
+      int64_t priority = entry.first;
+      transformShardings(module, [&](TensorShardingAttr s, Operation *op,
+                                     unsigned position) {
+        TensorShardingAttr original = originals.lookup({op, position});
+        if (!original || original.getRank() != s.getRank())
+          return s;
+        SmallVector<DimensionShardingAttr> dims(s.getDimShardings());
+        llvm::SmallDenseSet<AxisRefAttr> restored;
+        for (auto [dim, orig] :
+             llvm::zip_equal(dims, original.getDimShardings())) {
+          if (orig.getPriority().value_or(0) != priority)
+            continue;
+          dim = dropPriority(orig);
+          restored.insert(orig.getAxes().begin(), orig.getAxes().end());
+        }
+        if (restored.empty())
+          return s;
+        SmallVector<AxisRefAttr> replicated;
+        for (AxisRefAttr ref : s.getReplicatedAxes())
+          if (!restored.contains(ref))
+            replicated.push_back(ref);
+        return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims,
+                                       replicated, s.getUnreducedAxes(),
+                                       s.getUnreducedKind());
+      });
+      runOpPriorities();
+    }
+  }
+  if (debugOrigins)
+    propagation.saveOrigins();
+}
+
+} // namespace
+} // namespace mlir::tessera::spmd
