@@ -16,5 +16,6 @@ void mlir::tessera::registerAllPasses() {
   mlir::registerAllPasses();
   // Tessera's own passes.
   spmd::registerSpmdPasses();
+  spmd::registerTesseraPropagatePipeline();
   poly::registerPolyPasses();
 }

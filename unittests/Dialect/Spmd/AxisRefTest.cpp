@@ -99,3 +99,22 @@ TEST_F(AxisRefTest, ParsePrintRoundTrip) {
 }
 
 } // namespace
+
+namespace {
+using namespace mlir::tessera::spmd;
+
+TEST_F(AxisRefTest, CanCoexist) {
+  // Full axes and other axes always can.
+  EXPECT_TRUE(axis("a").canCoexist(sub("a", 2, 2)));
+  EXPECT_TRUE(sub("a", 1, 2).canCoexist(sub("b", 3, 2)));
+  // One factorization of 6 (2 x 3) cannot also contain (3)2.
+  EXPECT_FALSE(sub("a", 1, 2).canCoexist(sub("a", 3, 2)));
+  // Disjoint pieces of one split: 2 x 2 x 2.
+  EXPECT_TRUE(sub("a", 1, 2).canCoexist(sub("a", 4, 2)));
+  // Overlapping pieces of one split: (1)4 and (2)4 of 8.
+  EXPECT_TRUE(sub("a", 1, 4).canCoexist(sub("a", 2, 4)));
+  // Overlapping but not from one split: (1)4 and (2)3.
+  EXPECT_FALSE(sub("a", 1, 4).canCoexist(sub("a", 2, 3)));
+}
+
+} // namespace

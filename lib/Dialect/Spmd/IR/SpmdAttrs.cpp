@@ -472,6 +472,21 @@ bool AxisRefAttr::prefixOf(AxisRefAttr other) const {
   return lo1 == lo2 && hi1 <= hi2;
 }
 
+bool AxisRefAttr::canCoexist(AxisRefAttr other) const {
+  if (getName() != other.getName() || !getSubAxisInfo() ||
+      !other.getSubAxisInfo())
+    return true;
+  auto [lo1, hi1] = getRange(*this);
+  auto [lo2, hi2] = getRange(other);
+  int64_t minLo = std::min(lo1, lo2), maxLo = std::max(lo1, lo2);
+  int64_t minHi = std::min(hi1, hi2), maxHi = std::max(hi1, hi2);
+  // Overlapping: the shared part and both ends must be whole factors.
+  if (minHi > maxLo)
+    return minHi % maxLo == 0 && maxLo % minLo == 0 && maxHi % minHi == 0;
+  // Disjoint: the gap between them must be a whole factor.
+  return maxLo % minHi == 0;
+}
+
 bool AxisRefAttr::canMerge(AxisRefAttr other) const {
   if (getName() != other.getName() || !getSubAxisInfo() ||
       !other.getSubAxisInfo())

@@ -44,6 +44,8 @@ mlir::tessera::spmd::getPrefixWithoutOverlap(AxisRefAttr ref,
                                              MeshAttr mesh) {
   AxisRefAttr result = ref;
   for (AxisRefAttr other : others) {
+    if (!result.canCoexist(other))
+      return std::nullopt;
     if (!result.overlaps(other))
       continue;
     // Only the part major to `other` survives.
@@ -86,7 +88,8 @@ std::optional<AxisPiece> pieceAt(ArrayRef<AxisRefAttr> axes, size_t index,
 
 /// Appends `piece` and every axis after `index` to `out`, merging
 /// consecutive sub-axes.
-void appendRemaining(SmallVector<AxisRefAttr> &out,
+template <typename VectorT>
+void appendRemaining(VectorT &out,
                      std::optional<AxisPiece> piece,
                      ArrayRef<AxisRefAttr> axes, size_t index, MeshAttr mesh) {
   MLIRContext *ctx = mesh.getContext();
@@ -98,7 +101,7 @@ void appendRemaining(SmallVector<AxisRefAttr> &out,
 
 /// Appends `axes` to a dimension's axes (merging the first with the last
 /// one there) and returns their total size.
-int64_t addAxesToDim(SmallVector<AxisRefAttr> &dim, ArrayRef<AxisRefAttr> axes,
+int64_t addAxesToDim(SmallVectorImpl<AxisRefAttr> &dim, ArrayRef<AxisRefAttr> axes,
                      MeshAttr mesh) {
   int64_t total = 1;
   for (auto [i, ref] : llvm::enumerate(axes)) {
@@ -122,7 +125,7 @@ bool TensorFactorShardings::expandShardingAxes(int64_t factorIndex,
   auto it = factorIndexToSharding.find(factorIndex);
   if (it == factorIndexToSharding.end())
     return false;
-  SmallVector<AxisRefAttr> &oldAxes = it->second.axisRefs;
+  SmallVectorImpl<AxisRefAttr> &oldAxes = it->second.axisRefs;
   if (!isStrictPrefix(oldAxes, newAxes))
     return false;
   oldAxes.assign(newAxes.begin(), newAxes.end());
@@ -233,6 +236,8 @@ ShardingProjection::build(ArrayRef<TensorShardingAttr> operandShardings,
                           ArrayRef<TensorShardingAttr> resultShardings,
                           OpShardingRuleAttr rule, MeshAttr mesh) {
   ShardingProjection projection;
+  projection.operands.reserve(operandShardings.size());
+  projection.results.reserve(resultShardings.size());
   for (auto [sharding, mapping] :
        llvm::zip_equal(operandShardings, rule.getOperandMappings()))
     projection.operands.push_back(
@@ -586,7 +591,7 @@ UpdateTensorShardings AggressiveFactorPropagation::propagateFactorShardings(
           auto it = res.factorIndexToSharding.find(f);
           if (it != res.factorIndexToSharding.end() &&
               isStrictPrefix(it->second.axisRefs, axes))
-            axes = it->second.axisRefs;
+            axes.assign(it->second.axisRefs.begin(), it->second.axisRefs.end());
         }
       }
       if (tensor.expandShardingAxes(f, axes))

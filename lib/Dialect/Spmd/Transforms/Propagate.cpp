@@ -28,9 +28,8 @@
 //   priorities never take axes from higher ones, but may shard further.
 //
 // Sharding groups (spmd.sharding_group) are merged transitively and keep
-// all members identical. Before propagation, a fully closed sharding
-// constraint is applied to its unsharded input (unless another constraint
-// or a manual computation wants the input differently).
+// all members identical. (Copying closed constraints onto their inputs is a
+// separate step, `spmd-apply-sharding-constraints`, as in Shardy.)
 //
 // Only Auto axes move: Explicit axes belong to `spmd-infer-explicit`, Manual
 // axes to the manual computation that owns them.
@@ -56,6 +55,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -249,8 +249,21 @@ private:
 // The propagation
 //===----------------------------------------------------------------------===//
 
-using DirectionFn = std::function<PropagationDirection(
-    Operation *, int64_t, OpShardingRuleAttr)>;
+/// What the op-priority schedule needs to know about an op, computed once.
+struct OpKind {
+  OpShardingRuleAttr rule;
+  /// Identity-like connections: data-flow edges, calls, manual
+  /// computations, function results.
+  bool isEdge = false;
+  bool isElementwise = false;
+  bool isReshapeOrTranspose = false;
+  bool isBroadcast = false;
+  bool hasMultiUseOperand = false;
+};
+
+/// The direction allowed along `factor` (-1 for edges) of an op of `kind`.
+using DirectionFn =
+    std::function<PropagationDirection(const OpKind &kind, int64_t factor)>;
 
 class Propagation {
 public:
@@ -270,11 +283,12 @@ public:
   /// members whose shardings disagree (they get an open constraint).
   void importShardingGroups();
 
-  /// Copies fully closed sharding constraints onto their unsharded inputs.
-  void applyShardingConstraints();
-
   /// One full sweep with `direction`.
   void run(const DirectionFn &direction);
+
+  /// Forgets which ops are known to be stable (shardings were changed from
+  /// outside, e.g. a user-priority round restored some).
+  void invalidate() { cleanVisits.clear(); }
 
   /// Attaches `spmd.sharding_origins` after propagation.
   void enableOrigins() { recordOrigins = true; }
@@ -288,9 +302,64 @@ private:
                         bool isElementwise);
   bool propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
                          Slot target, PropagationDirection direction);
-  PropagationDirection directionFor(Operation *op, int64_t factor,
-                                    OpShardingRuleAttr rule) {
-    return (*currentDirection)(op, factor, rule);
+  PropagationDirection directionFor(const OpKind &kind, int64_t factor) {
+    return (*currentDirection)(kind, factor);
+  }
+  /// The kind of `op` (cached).
+  const OpKind &kindOf(Operation *op) {
+    auto [it, inserted] = kinds.try_emplace(op);
+    if (inserted) {
+      OpKind &kind = it->second;
+      kind.rule = cachedRule(op);
+      kind.isElementwise = isElementwiseOp(op);
+      kind.isReshapeOrTranspose = isReshapeOrTranspose(op);
+      kind.isBroadcast = isBroadcast(op);
+      kind.hasMultiUseOperand = hasMultiUseOperand(op);
+    }
+    return it->second;
+  }
+  /// The rule of `op`. Ops with equal names, types and properties (and no
+  /// user-written rule) share one: building a rule is the costliest part of
+  /// visiting an op the first time.
+  OpShardingRuleAttr cachedRule(Operation *op) {
+    if (op->hasAttr(kShardingRuleAttrName) ||
+        op->getPropertiesStorageSize() == 0)
+      return getShardingRule(op);
+    Attribute properties = op->getPropertiesAsAttribute();
+    llvm::hash_code hash = llvm::hash_combine(
+        op->getName().getAsOpaquePointer(), properties,
+        llvm::hash_combine_range(op->getOperandTypes().begin(),
+                                 op->getOperandTypes().end()),
+        llvm::hash_combine_range(op->getResultTypes().begin(),
+                                 op->getResultTypes().end()));
+    for (auto &[other, rule] : ruleCache[hash]) {
+      if (other->getName() == op->getName() &&
+          other->getOperandTypes() == op->getOperandTypes() &&
+          other->getResultTypes() == op->getResultTypes() &&
+          other->getPropertiesAsAttribute() == properties)
+        return rule;
+    }
+    OpShardingRuleAttr rule = getShardingRule(op);
+    ruleCache[hash].emplace_back(op, rule);
+    return rule;
+  }
+  /// Resolves the mesh of `sharding` (cached per symbol).
+  MeshAttr meshOf(TensorShardingAttr sharding, Operation *scope) {
+    Attribute ref = sharding.getMeshOrRef();
+    if (auto mesh = dyn_cast<MeshAttr>(ref))
+      return mesh;
+    auto [it, inserted] = meshes.try_emplace(ref);
+    if (inserted)
+      it->second = sharding.getMesh(scope, &symbolTables);
+    return it->second;
+  }
+  static const OpKind &edgeKind() {
+    static const OpKind kind = [] {
+      OpKind k;
+      k.isEdge = true;
+      return k;
+    }();
+    return kind;
   }
   OpShardingRuleAttr identityRule(Type type, unsigned numSources);
 
@@ -303,10 +372,33 @@ private:
                     TensorShardingAttr updated,
                     ArrayRef<std::pair<Slot, TensorShardingAttr>> from);
 
+  /// `mesh` with the axis types that hold at `op` (cached per parent).
+  MeshAttr meshAt(Operation *op, MeshAttr mesh) {
+    auto [it, inserted] =
+        meshesAt.try_emplace(std::make_pair(op->getParentOp(), mesh));
+    if (inserted)
+      it->second = getMeshWithAxisTypesAt(op, mesh);
+    return it->second;
+  }
+
   ModuleOp module;
   const FactorPropagation &strategy;
   bool conservative;
   SymbolTableCollection symbolTables;
+  llvm::DenseMap<Operation *, OpKind> kinds;
+  llvm::DenseMap<llvm::hash_code,
+                 SmallVector<std::pair<Operation *, OpShardingRuleAttr>, 1>>
+      ruleCache;
+  llvm::DenseMap<Attribute, MeshAttr> meshes;
+  llvm::DenseMap<std::pair<Operation *, MeshAttr>, MeshAttr> meshesAt;
+  /// For each op: the directions it was last visited with, while nothing
+  /// around it changed since (an op visited again with the same directions
+  /// and unchanged neighbors would change nothing). Cleared by `dirty`.
+  llvm::DenseMap<Operation *, uint64_t> cleanVisits;
+  void dirty(Operation *op) {
+    cleanVisits.erase(op);
+    worklist.push(op);
+  }
   llvm::DenseMap<Operation *, SmallVector<CallOpInterface>> callers;
   Worklist worklist;
   Operation *current = nullptr;
@@ -359,10 +451,10 @@ void Propagation::notifyUsers(Value value) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     if (isa<scf::YieldOp, scf::ConditionOp, ReturnOp>(user)) {
-      worklist.push(user->getParentOp());
+      dirty(user->getParentOp());
       continue;
     }
-    worklist.push(user);
+    dirty(user);
   }
 }
 
@@ -371,11 +463,11 @@ void Propagation::notifyChanged(const Slot &slot) {
     // The returned values and the callers' results.
     for (Block &block : slot.func.getFunctionBody())
       if (!block.empty() && isa<func::ReturnOp>(block.back()))
-        worklist.push(&block.back());
+        dirty(&block.back());
     return;
   }
   if (slot.manual) {
-    worklist.push(slot.manual);
+    dirty(slot.manual);
     notifyUsers(slot.manual->getResult(slot.index));
     return;
   }
@@ -383,7 +475,7 @@ void Propagation::notifyChanged(const Slot &slot) {
   if (auto result = dyn_cast<OpResult>(value)) {
     Operation *op = result.getOwner();
     if (op != current)
-      worklist.push(op);
+      dirty(op);
     // A loop's result also shares the sharding of its block arguments.
     for (const DataFlowEdge &edge : getDataFlowEdges(op))
       if (edge.owner == value)
@@ -397,17 +489,17 @@ void Propagation::notifyChanged(const Slot &slot) {
         if (!callee.isExternal())
           for (Block &block : callee.getFunctionBody())
             if (!block.empty() && isa<func::ReturnOp>(block.back()))
-              worklist.push(&block.back());
+              dirty(&block.back());
   } else {
     auto arg = cast<BlockArgument>(value);
     Operation *parent = arg.getOwner()->getParentOp();
     if (parent != current)
-      worklist.push(parent);
+      dirty(parent);
     if (auto func = dyn_cast<FunctionOpInterface>(parent)) {
       auto it = callers.find(func);
       if (it != callers.end())
         for (CallOpInterface call : it->second)
-          worklist.push(call);
+          dirty(call);
     }
   }
   notifyUsers(value);
@@ -418,7 +510,9 @@ bool Propagation::propagateTensors(
     OpShardingRuleAttr rule,
     function_ref<PropagationDirection(int64_t)> direction,
     bool isElementwise) {
-  // Every tensor must be on one mesh (or have no sharding yet).
+  // Every tensor must be on one mesh (or have no sharding yet). Shardings
+  // on meshes with different names but equal axes and devices agree, and a
+  // sharding on an empty mesh is replaced (its dims keep their closedness).
   SmallVector<TensorShardingAttr> shardings;
   Attribute meshRef;
   MeshAttr mesh;
@@ -427,16 +521,19 @@ bool Propagation::propagateTensors(
     shardings.push_back(sharding);
     if (!sharding)
       continue;
-    if (!meshRef) {
+    MeshAttr found = meshOf(sharding, slot.scope());
+    if (!found || found.empty())
+      continue;
+    if (!mesh) {
+      mesh = found;
       meshRef = sharding.getMeshOrRef();
-      mesh = sharding.getMesh(slot.scope(), &symbolTables);
-    } else if (sharding.getMeshOrRef() != meshRef) {
+    } else if (found != mesh) {
       return false;
     }
   }
-  if (!mesh || mesh.empty() || mesh.isMaximal())
+  if (!mesh || mesh.isMaximal())
     return false;
-  mesh = getMeshWithAxisTypesAt(anchor, mesh);
+  mesh = meshAt(anchor, mesh);
   ArrayRef<TensorShardingAttr> operandShardings =
       ArrayRef(shardings).take_front(operands.size());
   ArrayRef<TensorShardingAttr> resultShardings =
@@ -517,7 +614,7 @@ bool Propagation::propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
 void Propagation::visit(Operation *op) {
   current = op;
   auto always = [&](int64_t) {
-    return directionFor(op, -1, OpShardingRuleAttr());
+    return directionFor(edgeKind(), -1);
   };
   // A function's returned values <-> its result attributes and the results
   // of its callers.
@@ -596,16 +693,38 @@ void Propagation::visit(Operation *op) {
     propagateTensors(
         op, {Slot::ofValue(constraint.getInput())},
         {Slot::ofValue(constraint.getResult())}, identityRule(type, 1),
-        [&](int64_t f) { return directionFor(op, f, OpShardingRuleAttr()); },
+        [&](int64_t f) { return directionFor(kindOf(op), f); },
         /*isElementwise=*/true);
     return;
   }
   if (op->getNumResults() == 0 ||
       isa<ReshardOp, MeshOp, FunctionOpInterface, ModuleOp>(op))
     return;
-  OpShardingRuleAttr rule = getShardingRule(op);
+  const OpKind &kind = kindOf(op);
+  OpShardingRuleAttr rule = kind.rule;
   if (!rule || rule.getNumOperands() != op->getNumOperands() ||
       rule.getNumResults() != op->getNumResults())
+    return;
+  // Skip an op that is stable under the same directions.
+  uint64_t signature = 0;
+  bool anyDirection = false;
+  for (int64_t f = 0, e = rule.getNumFactors(); f < e; ++f) {
+    PropagationDirection direction = directionFor(kind, f);
+    anyDirection |= direction != PropagationDirection::NONE;
+    signature = signature * 4 + static_cast<uint64_t>(direction);
+  }
+  if (!anyDirection)
+    return;
+  auto [clean, inserted] = cleanVisits.try_emplace(op, signature);
+  if (!inserted) {
+    if (clean->second == signature)
+      return;
+    clean->second = signature;
+  }
+  // Nothing to do while none of its values has a sharding.
+  auto hasSharding = [](Value v) { return static_cast<bool>(getSharding(v)); };
+  if (llvm::none_of(op->getOperands(), hasSharding) &&
+      llvm::none_of(op->getResults(), hasSharding))
     return;
   SmallVector<Slot> operands =
       llvm::map_to_vector(op->getOperands(), Slot::ofValue);
@@ -613,12 +732,21 @@ void Propagation::visit(Operation *op) {
       llvm::map_to_vector(op->getResults(), Slot::ofValue);
   propagateTensors(
       op, operands, results, rule,
-      [&](int64_t f) { return directionFor(op, f, rule); },
-      isElementwiseOp(op));
+      [&](int64_t f) { return directionFor(kind, f); }, kind.isElementwise);
 }
 
 void Propagation::run(const DirectionFn &direction) {
   currentDirection = &direction;
+  // As Shardy does, the result shardings of entry functions (those nobody
+  // calls) reach their returned values before anything else moves.
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func || func.isExternal() || callers.count(func))
+      continue;
+    for (Block &block : func.getFunctionBody())
+      if (!block.empty() && isa<func::ReturnOp>(block.back()))
+        visit(&block.back());
+  }
   worklist.fill(module);
   while (Operation *op = worklist.pop())
     visit(op);
@@ -700,32 +828,6 @@ void Propagation::importShardingGroups() {
       groupOf[member] = id;
     }
   }
-}
-
-void Propagation::applyShardingConstraints() {
-  module.walk([&](ShardingConstraintOp constraint) {
-    Value input = constraint.getInput();
-    TensorShardingAttr sharding = constraint.getSharding();
-    if (getSharding(input) || !sharding.isFullyClosed())
-      return;
-    // Not if another constraint or a manual computation wants it otherwise.
-    for (OpOperand &use : input.getUses()) {
-      if (auto other = dyn_cast<ShardingConstraintOp>(use.getOwner()))
-        if (other.getSharding() != sharding)
-          return;
-      if (auto manual = dyn_cast<ManualComputationOp>(use.getOwner()))
-        if (manual.getInSharding(use.getOperandNumber()) != sharding)
-          return;
-    }
-    // Values on a data-flow edge keep their own sharding (the constraint
-    // stays an identity on the way).
-    if (getDataFlowEdge(input))
-      return;
-    if (auto arg = dyn_cast<BlockArgument>(input))
-      if (!isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
-        return;
-    (void)setSlotSharding(Slot::ofValue(input), sharding);
-  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -926,7 +1028,6 @@ void SpmdPropagatePass::runOnOperation() {
       strategy == "basic" ? static_cast<const FactorPropagation &>(basic)
                           : aggressive;
   Propagation propagation(module, factorPropagation, conservative);
-  propagation.applyShardingConstraints();
   propagation.importShardingGroups();
   if (debugOrigins) {
     propagation.enableOrigins();
@@ -955,23 +1056,24 @@ void SpmdPropagatePass::runOnOperation() {
   // The op-priority schedule (or a single sweep allowing everything).
   auto runOpPriorities = [&]() {
     if (!opPriorities) {
-      DirectionFn any = [](Operation *, int64_t, OpShardingRuleAttr) {
+      DirectionFn any = [](const OpKind &, int64_t) {
         return PropagationDirection::BOTH;
       };
       propagation.run(any);
       return;
     }
     for (int stage = 0; stage < 5; ++stage) {
-      DirectionFn direction = [stage](Operation *op, int64_t factor,
-                                      OpShardingRuleAttr rule) {
+      DirectionFn direction = [stage](const OpKind &kind, int64_t factor) {
         auto passThrough = [&](bool allowMultiUse) {
-          bool isEdge = factor < 0; // data-flow edges, calls, manual comps
-          if (!isEdge && !isElementwiseOp(op) && !isReshapeOrTranspose(op))
+          if (kind.isEdge)
+            return PropagationDirection::BOTH;
+          if (!kind.isElementwise && !kind.isReshapeOrTranspose)
             return PropagationDirection::NONE;
-          if (!allowMultiUse && !isEdge && hasMultiUseOperand(op))
+          if (!allowMultiUse && kind.hasMultiUseOperand)
             return PropagationDirection::NONE;
           return PropagationDirection::BOTH;
         };
+        OpShardingRuleAttr rule = kind.rule;
         PropagationDirection result = PropagationDirection::NONE;
         if (stage >= 0)
           result = unionOf(result, passThrough(false));
@@ -981,12 +1083,12 @@ void SpmdPropagatePass::runOnOperation() {
           PropagationDirection d = PropagationDirection::BOTH;
           if (rule && factor >= 0 && !rule.isPassThrough(factor))
             d = PropagationDirection::NONE;
-          else if (isBroadcast(op))
+          else if (kind.isBroadcast)
             d = PropagationDirection::BACKWARD;
           result = unionOf(result, d);
         }
         if (stage >= 3)
-          result = unionOf(result, isBroadcast(op)
+          result = unionOf(result, kind.isBroadcast
                                        ? PropagationDirection::BACKWARD
                                        : PropagationDirection::BOTH);
         if (stage >= 4)
@@ -1044,7 +1146,11 @@ void SpmdPropagatePass::runOnOperation() {
           dim = dropPriority(orig);
           restored.insert(orig.getAxes().begin(), orig.getAxes().end());
         }
-        if (restored.empty())
+        if (restored.empty() &&
+            llvm::none_of(original.getDimShardings(),
+                          [&](DimensionShardingAttr d) {
+                            return d.getPriority().value_or(0) == priority;
+                          }))
           return s;
         SmallVector<AxisRefAttr> replicated;
         for (AxisRefAttr ref : s.getReplicatedAxes())
@@ -1054,6 +1160,7 @@ void SpmdPropagatePass::runOnOperation() {
                                        replicated, s.getUnreducedAxes(),
                                        s.getUnreducedKind());
       });
+      propagation.invalidate();
       runOpPriorities();
     }
   }

@@ -328,3 +328,58 @@ func.func @chain_fixpoint(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> (tensor
   %2 = math.absf %0 : tensor<8xf32>
   return %2, %1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=2, "c"=2, "d"=4]>
+
+// Tests that a sharding on an empty mesh is replaced by the op's mesh, with
+// its closed dims respected.
+spmd.mesh @empty = <[]>
+// CHECK-LABEL: func.func @empty_mesh_replaced(
+// CHECK-SAME: %{{.*}}: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}, {"b"}]>}, %{{.*}}: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}, {}]>}) -> (tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}, {?}]>})
+// CHECK: %{{.*}} = arith.addf %{{.*}}, %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"a", ?}, {?}]>]>} : tensor<8x8xf32>
+func.func @empty_mesh_replaced(%arg0: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}, {"b"}]>}, %arg1: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@empty, [{?}, {}]>}) -> tensor<8x8xf32> {
+  %0 = arith.addf %arg0, %arg1 : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=2, "c"=2, "d"=4]>
+
+// Tests that two mesh symbols with equal axes are one mesh for propagation;
+// new shardings use the first one's name.
+spmd.mesh @same = <["a"=2, "b"=2, "c"=2, "d"=4]>
+// CHECK-LABEL: func.func @equal_meshes_different_names(
+// CHECK-SAME: %{{.*}}: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}, {?}]>}, %{{.*}}: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@same, [{"a"}, {?}]>}) -> (tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}, {?}]>})
+// CHECK: %{{.*}} = arith.addf %{{.*}}, %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"a", ?}, {?}]>]>} : tensor<8x8xf32>
+func.func @equal_meshes_different_names(%arg0: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}, {?}]>}, %arg1: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@same, [{"a"}, {?}]>}) -> tensor<8x8xf32> {
+  %0 = arith.addf %arg0, %arg1 : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+spmd.mesh @mesh6 = <["a"=6]>
+
+// Tests that sub-axes from incompatible splits of one axis never meet: the
+// function result's "a":(3)2 reaches the op first, so the argument's
+// "a":(1)2 (2 x 3 vs 3 x 2) cannot join it.
+// CHECK-LABEL: func.func @sub_axes_cannot_coexist(
+// CHECK-SAME: %{{.*}}: tensor<2x2xf32> {spmd.sharding = #spmd.sharding<@mesh6, [{"a":(1)2}, {}]>}) -> (tensor<2x2xf32> {spmd.sharding = #spmd.sharding<@mesh6, [{}, {"a":(3)2}]>})
+// CHECK: %{{.*}} = math.sin %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh6, [{?}, {"a":(3)2, ?}]>]>} : tensor<2x2xf32>
+func.func @sub_axes_cannot_coexist(%arg0: tensor<2x2xf32> {spmd.sharding = #spmd.sharding<@mesh6, [{"a":(1)2}, {}]>}) -> (tensor<2x2xf32> {spmd.sharding = #spmd.sharding<@mesh6, [{}, {"a":(3)2}]>}) {
+  %0 = math.sin %arg0 : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+spmd.mesh @mesh = <["a"=1, "b"=2]>
+
+// Tests that a size-0 dim may carry size-1 axes, which propagate like any
+// other axis.
+// CHECK-LABEL: func.func @size_zero_dim(
+// CHECK-SAME: %{{.*}}: tensor<8x0xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<8x0xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b", ?}, {"a", ?}]>})
+// CHECK: %{{.*}} = arith.negf %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"b", ?}, {"a", ?}]>]>} : tensor<8x0xf32>
+func.func @size_zero_dim(%arg0: tensor<8x0xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b"}, {"a"}]>}) -> tensor<8x0xf32> {
+  %0 = arith.negf %arg0 : tensor<8x0xf32>
+  return %0 : tensor<8x0xf32>
+}

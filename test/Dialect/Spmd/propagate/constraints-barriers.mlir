@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s -split-input-file --spmd-propagate | FileCheck %s
+// RUN: tessera-opt %s -split-input-file --spmd-apply-sharding-constraints --spmd-propagate | FileCheck %s
 spmd.mesh @mesh = <["a"=2, "b"=2, "c"=2, "d"=4]>
 
 // Tests that an open sharding constraint propagates both ways like an

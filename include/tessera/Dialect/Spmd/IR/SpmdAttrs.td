@@ -158,6 +158,11 @@ def Spmd_AxisRefAttr : Spmd_Attr<"AxisRef", "axis_ref"> {
     bool contains(AxisRefAttr other) const;
     /// True if this ref is a major prefix of `other` (or equal).
     bool prefixOf(AxisRefAttr other) const;
+    /// True if the two refs can be used together in one sharding: other
+    /// axes, a full axis, or sub-axes of one axis that come from a common
+    /// factorization (`"a":(1)2` and `"a":(3)2` of an axis of size 6 cannot:
+    /// no split of 6 has both).
+    bool canCoexist(AxisRefAttr other) const;
     /// True if this ref and `other` are consecutive sub-axes of one axis,
     /// this one major to `other`.
     bool canMerge(AxisRefAttr other) const;

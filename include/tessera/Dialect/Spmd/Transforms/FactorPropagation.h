@@ -97,12 +97,12 @@ std::optional<AxisRefAttr> getPrefixWithoutOverlap(AxisRefAttr ref,
 
 /// The sharding of one factor in one tensor.
 struct FactorSharding {
-  SmallVector<AxisRefAttr> axisRefs;
+  SmallVector<AxisRefAttr, 2> axisRefs;
   bool isClosed = false;
   /// The minor-most factor of its dimension (may take any number of axes).
   bool isMinorMost = false;
   /// Axes of the dimension that do not divide this (non-minor) factor.
-  SmallVector<AxisRefAttr> overflowAxes;
+  SmallVector<AxisRefAttr, 1> overflowAxes;
 
   bool operator==(const FactorSharding &other) const {
     return axisRefs == other.axisRefs && isClosed == other.isClosed &&

@@ -21,6 +21,13 @@ namespace mlir::tessera::spmd {
 #define GEN_PASS_REGISTRATION
 #include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
 
+/// Adds `tessera-propagate` to `pm`: spmd-infer-explicit,
+/// spmd-apply-sharding-constraints, spmd-propagate (default options).
+void buildTesseraPropagatePipeline(OpPassManager &pm);
+
+/// Registers the `tessera-propagate` pipeline.
+void registerTesseraPropagatePipeline();
+
 } // namespace mlir::tessera::spmd
 
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_H

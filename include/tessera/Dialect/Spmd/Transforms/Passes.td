@@ -180,6 +180,23 @@ def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
   }];
 }
 
+def SpmdApplyShardingConstraintsPass
+    : Pass<"spmd-apply-sharding-constraints", "ModuleOp"> {
+  let summary = "Copies fully closed sharding constraints onto their "
+                "unsharded inputs";
+  let description = [{
+    The import step before `spmd-propagate` (Shardy's
+    `apply-sharding-constraints`): a fully closed `spmd.sharding_constraint`
+    whose input has no sharding becomes the input's sharding, so that the
+    input's other users see it. Nothing is applied when the constraint has
+    an open dimension, when another constraint or a manual computation uses
+    the input with a different sharding, or when the input is on a
+    data-flow edge (a loop's or conditional's value) or a block argument of
+    a region other than a function's. `tessera-propagate` runs it before
+    propagation.
+  }];
+}
+
 def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
   let summary = "Propagates shardings over Auto mesh axes (Shardy's "
                 "factor-based propagation)";
@@ -229,10 +246,9 @@ def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
     calls (call operands with the callee's arguments, the callee's returned
     values with the call results, all callers at once) and function results
     (returned value with the result's `spmd.sharding`). `spmd.reshard`
-    stops propagation. Before propagating, a fully closed sharding
-    constraint is applied to its unsharded input unless another constraint
-    or a manual computation uses that input with a different sharding.
-    Sharding groups are merged transitively (values that share a group id,
+    stops propagation. (Copying a fully closed constraint onto its
+    unsharded input is `spmd-apply-sharding-constraints`, run before this
+    pass by `tessera-propagate`.) Sharding groups are merged transitively (values that share a group id,
     groups that share a value) and every update of a member updates all;
     members with different initial shardings get a warning and an open
     constraint each.

@@ -1,0 +1,31 @@
+//===- Pipelines.cpp - the spmd pass pipelines -----------------------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace mlir::tessera::spmd {
+
+void buildTesseraPropagatePipeline(OpPassManager &pm) {
+  // Explicit axes first (sharding in types), then the import step and
+  // propagation over Auto axes.
+  pm.addPass(createSpmdInferExplicitPass());
+  pm.addPass(createSpmdApplyShardingConstraintsPass());
+  pm.addPass(createSpmdPropagatePass());
+}
+
+void registerTesseraPropagatePipeline() {
+  PassPipelineRegistration<>(
+      "tessera-propagate",
+      "Shardings for every value: explicit inference (spmd-infer-explicit), "
+      "then closed constraints applied (spmd-apply-sharding-constraints) and "
+      "propagation over Auto axes (spmd-propagate)",
+      buildTesseraPropagatePipeline);
+}
+
+} // namespace mlir::tessera::spmd
