@@ -73,14 +73,16 @@ namespace {
 // Where a sharding lives
 //===----------------------------------------------------------------------===//
 
-/// A value, or a function's result attribute (`func` set), or the local
-/// view of a manual computation's out_sharding (`manual` set).
+/// A value, or a function's result attribute (`func` set), or a manual
+/// computation's sharding (`manual` set): the local view of an
+/// out_sharding, or (`isInput`) the global view of an in_sharding.
 struct Slot {
   // Op handles are mutable: their accessors are not const.
   mutable Value value;
   mutable FunctionOpInterface func;
   mutable ManualComputationOp manual;
   unsigned index = 0;
+  bool isInput = false;
 
   static Slot ofValue(Value v) { return Slot{v, {}, {}, 0}; }
   static Slot ofFuncResult(FunctionOpInterface f, unsigned i) {
@@ -89,10 +91,15 @@ struct Slot {
   static Slot ofManualResult(ManualComputationOp m, unsigned i) {
     return Slot{{}, {}, m, i};
   }
+  static Slot ofManualInput(ManualComputationOp m, unsigned i) {
+    return Slot{{}, {}, m, i, /*isInput=*/true};
+  }
 
   TensorShardingAttr get() const {
     if (func)
       return getFuncResultSharding(func, index);
+    if (manual && isInput)
+      return manual.getInSharding(index);
     if (manual)
       return removeManualAxes(manual.getOutSharding(index),
                               manual.getManualAxes().getValue());
@@ -113,6 +120,8 @@ struct Slot {
   Type getType() const {
     if (func)
       return func.getResultTypes()[index];
+    if (manual && isInput)
+      return manual->getOperand(index).getType();
     if (manual)
       return manual.getBody().front().getTerminator()->getOperand(index)
           .getType();
@@ -126,6 +135,13 @@ bool setSlotSharding(const Slot &slot, TensorShardingAttr sharding) {
   if (slot.func) {
     slot.func.setResultAttr(slot.index, SpmdDialect::kShardingAttrName,
                             sharding);
+    return true;
+  }
+  if (slot.manual && slot.isInput) {
+    SmallVector<TensorShardingAttr> ins(
+        slot.manual.getInShardings().getShardings());
+    ins[slot.index] = sharding;
+    slot.manual.setInShardingsAttr(TensorShardingPerValueAttr::get(ctx, ins));
     return true;
   }
   if (slot.manual) {
@@ -418,6 +434,9 @@ private:
   llvm::MapVector<StringRef, std::string> &originsOf(const Slot &slot) {
     if (slot.func)
       return resultOrigins[{slot.func, slot.index}];
+    if (slot.manual && slot.isInput)
+      return valueOrigins[slot.manual.getBody().front().getArgument(
+          slot.index)];
     if (slot.manual)
       return valueOrigins[slot.manual.getBody().front().getTerminator()
                               ->getOperand(slot.index)];
@@ -464,6 +483,11 @@ void Propagation::notifyChanged(const Slot &slot) {
     for (Block &block : slot.func.getFunctionBody())
       if (!block.empty() && isa<func::ReturnOp>(block.back()))
         dirty(&block.back());
+    return;
+  }
+  if (slot.manual && slot.isInput) {
+    dirty(slot.manual);
+    notifyUsers(slot.manual.getBody().front().getArgument(slot.index));
     return;
   }
   if (slot.manual) {
@@ -661,10 +685,12 @@ void Propagation::visit(Operation *op) {
   }
   if (auto manual = dyn_cast<ManualComputationOp>(op)) {
     Block &body = manual.getBody().front();
+    // Operands and in_shardings meet in the global view (the manual axes
+    // are ordinary axes outside); the body sees the local view of them.
     for (auto [i, operand] : llvm::enumerate(manual.getOperands()))
       if (isa<RankedTensorType>(operand.getType()))
         propagateIdentity(op, {Slot::ofValue(operand)},
-                          Slot::ofValue(body.getArgument(i)), always(0));
+                          Slot::ofManualInput(manual, i), always(0));
     Operation *terminator = body.getTerminator();
     for (auto [i, value] : llvm::enumerate(terminator->getOperands()))
       if (isa<RankedTensorType>(value.getType()))

@@ -67,3 +67,40 @@ func.func @operand_to_in_sharding(%arg0: tensor<16x16xf32> {spmd.sharding = #spm
   } : (tensor<16x16xf32>) -> tensor<16x16xf32>
   return %0 : tensor<16x16xf32>
 }
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=2, "c"=2, "d"=4]>
+
+// Tests that a free axis found inside the body leaves it backward: the
+// in_sharding appends it after the manual axis, and the operand (outside,
+// where "b" is an ordinary axis) takes the whole global sharding.
+// CHECK-LABEL: func.func @free_axis_from_inside_to_operand(
+// CHECK-SAME: %{{.*}}: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b", "c", ?}, {?}]>}) -> (tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b", "c", ?}, {?}]>})
+// CHECK: %{{.*}} = spmd.manual_computation(%{{.*}}) in_shardings=[<@mesh, [{"b", "c", ?}, {?}]>] out_shardings=[<@mesh, [{"b", "c", ?}, {?}]>] manual_axes={"b"} (%{{.*}}: tensor<8x8xf32>) {
+// CHECK: %{{.*}} = arith.negf %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"c", ?}, {?}]>]>} : tensor<8x8xf32>
+func.func @free_axis_from_inside_to_operand(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, [{"b", ?}, {?}]>] out_shardings=[<@mesh, [{"b", ?}, {?}]>] manual_axes={"b"} (%arg1: tensor<8x8xf32>) {
+    %1 = arith.negf %arg1 {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"c", ?}, {?}]>]>} : tensor<8x8xf32>
+    spmd.return %1 : tensor<8x8xf32>
+  } : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=2, "c"=2, "d"=4]>
+
+// Tests that an operand's sharding that extends the in_sharding past its
+// manual axis reaches the body in the local view.
+// CHECK-LABEL: func.func @free_axis_from_operand_into_body(
+// CHECK-SAME: %{{.*}}: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b", "c", ?}, {?}]>}) -> (tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b", ?}, {?}]>})
+// CHECK: %{{.*}} = arith.negf %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"b", "c", ?}, {?}]>]>} : tensor<16x8xf32>
+// CHECK: %{{.*}} = spmd.manual_computation(%{{.*}}) in_shardings=[<@mesh, [{"b", "c", ?}, {?}]>] out_shardings=[<@mesh, [{"b"}, {}]>] manual_axes={"b"} (%{{.*}}: tensor<8x8xf32>) {
+// CHECK: %{{.*}} = math.exp %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"c", ?}, {?}]>]>} : tensor<8x8xf32>
+func.func @free_axis_from_operand_into_body(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %0 = arith.negf %arg0 {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"b", "c", ?}, {?}]>]>} : tensor<16x8xf32>
+  %1 = spmd.manual_computation(%0) in_shardings=[<@mesh, [{"b", ?}, {?}]>] out_shardings=[<@mesh, [{"b"}, {}]>] manual_axes={"b"} (%arg1: tensor<8x8xf32>) {
+    %2 = math.exp %arg1 : tensor<8x8xf32>
+    spmd.return %2 : tensor<8x8xf32>
+  } : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %1 : tensor<16x8xf32>
+}
