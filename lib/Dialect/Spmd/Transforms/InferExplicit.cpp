@@ -1184,6 +1184,22 @@ LogicalResult ExplicitInference::processControlFlow(Operation *op) {
     }
     return std::nullopt;
   };
+  // JAX's error for a loop whose carried value changes type.
+  auto checkCarry = [&](StringRef loop, ValueRange ins, ValueRange outs,
+                        Operation *user) -> LogicalResult {
+    std::optional<unsigned> i = mismatch(ins, outs, user);
+    if (!i)
+      return success();
+    return op->emitOpError()
+           << loop
+           << " body function carry input and carry output must have equal "
+              "types, but they differ:\n\nThe input carry component "
+           << *i << " has type " << describe(ins[*i], user)
+           << " but the corresponding output carry component has type "
+           << describe(outs[*i], user)
+           << ".\n\nRevise the function so that all output types match the "
+              "corresponding input types.";
+  };
   // The carried values start with the init values' types.
   auto seed = [&](ValueRange inits, ValueRange carried) {
     for (auto [init, value] : llvm::zip_equal(inits, carried))
@@ -1195,53 +1211,28 @@ LogicalResult ExplicitInference::processControlFlow(Operation *op) {
     if (failed(processBlock(*forOp.getBody())))
       return failure();
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-    if (std::optional<unsigned> i =
-            mismatch(forOp.getRegionIterArgs(), yield.getOperands(), yield))
-      return op->emitOpError("scf.for body function carry input and carry "
-                             "output must have equal types, but they "
-                             "differ:\n\nThe input carry component ")
-             << *i << " has type "
-             << describe(forOp.getRegionIterArgs()[*i], yield)
-             << " but the corresponding output carry component has type "
-             << describe(yield.getOperand(*i), yield)
-             << ".\n\nRevise the function so that all output types match "
-                "the corresponding input types.";
+    if (failed(checkCarry("scf.for", forOp.getRegionIterArgs(),
+                          yield.getOperands(), yield)))
+      return failure();
     seed(forOp.getInitArgs(), forOp.getResults());
   } else if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
     seed(whileOp.getInits(), whileOp.getBeforeArguments());
     if (failed(processBlock(whileOp.getBefore().front())))
       return failure();
     scf::ConditionOp condition = whileOp.getConditionOp();
-    if (whileOp.getInits().getTypes() == condition.getArgs().getTypes()) {
-      if (std::optional<unsigned> i = mismatch(whileOp.getBeforeArguments(),
-                                               condition.getArgs(), condition))
-        return op->emitOpError("scf.while body function carry input and "
-                               "carry output must have equal types, but "
-                               "they differ:\n\nThe input carry component ")
-               << *i << " has type "
-               << describe(whileOp.getBeforeArguments()[*i], condition)
-               << " but the corresponding output carry component has type "
-               << describe(condition.getArgs()[*i], condition)
-               << ".\n\nRevise the function so that all output types match "
-                  "the corresponding input types.";
-    }
+    if (whileOp.getInits().getTypes() == condition.getArgs().getTypes() &&
+        failed(checkCarry("scf.while", whileOp.getBeforeArguments(),
+                          condition.getArgs(), condition)))
+      return failure();
     for (auto [arg, value] :
          llvm::zip_equal(condition.getArgs(), whileOp.getAfterArguments()))
       specs[value] = getSpec(arg, condition);
     if (failed(processBlock(whileOp.getAfter().front())))
       return failure();
     scf::YieldOp yield = whileOp.getYieldOp();
-    if (std::optional<unsigned> i =
-            mismatch(whileOp.getBeforeArguments(), yield.getOperands(), yield))
-      return op->emitOpError("scf.while body function carry input and carry "
-                             "output must have equal types, but they "
-                             "differ:\n\nThe input carry component ")
-             << *i << " has type "
-             << describe(whileOp.getBeforeArguments()[*i], yield)
-             << " but the corresponding output carry component has type "
-             << describe(yield.getOperand(*i), yield)
-             << ".\n\nRevise the function so that all output types match "
-                "the corresponding input types.";
+    if (failed(checkCarry("scf.while", whileOp.getBeforeArguments(),
+                          yield.getOperands(), yield)))
+      return failure();
     for (auto [arg, value] :
          llvm::zip_equal(condition.getArgs(), whileOp.getResults()))
       specs[value] = getSpec(arg, condition);
