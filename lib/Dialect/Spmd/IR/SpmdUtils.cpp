@@ -39,6 +39,19 @@ TensorShardingAttr mlir::tessera::spmd::getSharding(Value value) {
     if (auto manual = dyn_cast_or_null<ManualComputationOp>(parent))
       return removeManualAxes(manual.getInSharding(arg.getArgNumber()),
                               manual.getManualAxes().getValue());
+    // The body of spmd.explicit_axes sees its operands resharded to
+    // in_shardings.
+    if (auto explicitAxes = dyn_cast_or_null<ExplicitAxesOp>(parent)) {
+      TensorShardingPerValueAttr ins = explicitAxes.getInShardingsAttr();
+      if (ins && arg.getArgNumber() < ins.getShardings().size())
+        return ins.getShardings()[arg.getArgNumber()];
+      return {};
+    }
+    // The body of spmd.auto_axes sees its operands as they are (the listed
+    // axes are Auto there, so they are no longer part of the type).
+    if (auto autoAxes = dyn_cast_or_null<AutoAxesOp>(parent))
+      if (arg.getArgNumber() < autoAxes->getNumOperands())
+        return getSharding(autoAxes->getOperand(arg.getArgNumber()));
     // A loop's block argument shares the sharding of its edge's owner.
     Value owner = getShardingOwner(arg);
     if (owner == value)

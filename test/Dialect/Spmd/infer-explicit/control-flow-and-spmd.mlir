@@ -130,3 +130,38 @@ func.func @return_mismatch(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@me
   // expected-error @+1 {{'func.return' op result 0 has type f32[8@x] but the function declares its result 0 as f32[8@y]; use `spmd.reshard` to change its sharding}}
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+
+// The body of spmd.explicit_axes sees its operands resharded to
+// in_shardings (jax.sharding.explicit_axes(f, in_sharding=...)); outside,
+// the listed axes are Auto again and leave the type.
+func.func @explicit_axes_in_shardings(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-remark @+1 {{f32[8,4]}}
+  %r = spmd.explicit_axes(%x) axes={"x", "y"} in_shardings=[<@mesh, [{"x"}, {"y"}]>] (%arg: tensor<8x4xf32>) {
+    // expected-remark @+1 {{f32[8@x,4@y]}}
+    %0 = arith.negf %arg : tensor<8x4xf32>
+    spmd.return %0 : tensor<8x4xf32>
+  } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
+
+// The body of spmd.auto_axes sees its operands with the listed axes Auto:
+// only "y" is left in the type inside; the result takes out_shardings.
+func.func @auto_axes_body(%x: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x4xf32> {
+  // expected-remark @+1 {{f32[8@x,4@y]}}
+  %r = spmd.auto_axes(%x) axes={"x"} out_shardings=[<@mesh, [{"x"}, {"y"}]>] (%arg: tensor<8x4xf32>) {
+    // expected-remark @+1 {{f32[8,4@y]}}
+    %0 = arith.negf %arg : tensor<8x4xf32>
+    spmd.return %0 : tensor<8x4xf32>
+  } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  // expected-remark @+1 {{f32[8@x,4@y]}}
+  %1 = arith.negf %r : tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
+}
