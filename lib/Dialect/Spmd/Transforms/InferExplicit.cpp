@@ -57,11 +57,16 @@ struct Spec {
   /// How shardings name that mesh (a symbol or an inlined mesh).
   Attribute meshRef;
   SmallVector<DimAxes> dims;
+  /// Explicit axes over which the value holds partial sums (JAX's
+  /// `unreduced`, printed `{U:x}`), in mesh order.
+  SmallVector<AxisRefAttr> unreduced;
 
   bool isReplicated() const {
     return llvm::all_of(dims, [](const DimAxes &d) { return d.empty(); });
   }
-  bool operator==(const Spec &other) const { return dims == other.dims; }
+  bool operator==(const Spec &other) const {
+    return dims == other.dims && unreduced == other.unreduced;
+  }
 };
 
 /// Product of the sizes of `axes` in `mesh`.
@@ -111,6 +116,9 @@ private:
         if (isExplicit(spec.mesh, ref))
           spec.dims[d].push_back(ref);
     }
+    for (AxisRefAttr ref : sharding.getUnreducedAxes())
+      if (isExplicit(spec.mesh, ref))
+        spec.unreduced.push_back(ref);
     return spec;
   }
 
@@ -137,9 +145,47 @@ private:
       dims.push_back(
           DimensionShardingAttr::get(ctx, all, /*isClosed=*/!hasAuto));
     }
-    return TensorShardingAttr::get(ctx, spec.meshRef, dims, {}, {},
-                                   ReductionKind::Sum);
+    return TensorShardingAttr::get(ctx, spec.meshRef, dims, {},
+                                   spec.unreduced, ReductionKind::Sum);
   }
+
+  /// Python's repr of a frozenset of axis names: `frozenset({'x'})`.
+  static std::string frozensetString(ArrayRef<AxisRefAttr> axes) {
+    if (axes.empty())
+      return "frozenset()";
+    std::string s = "frozenset({";
+    for (auto [i, ref] : llvm::enumerate(axes)) {
+      if (i)
+        s += ", ";
+      s += "'" + ref.getName().str() + "'";
+    }
+    return s + "})";
+  }
+
+  /// JAX's repr of an abstract value in messages: `ShapedArray(float32[8@x])`.
+  std::string avalString(Value value, Operation *user) {
+    return "ShapedArray(" +
+           typeString(value.getType(), getSpec(value, user),
+                      /*shortDtypes=*/false) +
+           ")";
+  }
+
+  /// JAX's unreduced rules for the op's result (one set for all results):
+  /// add keeps equal unreduced sets, mul and dot_general reject unreduced
+  /// inputs, reshapes, transposes, broadcasts and casts pass them on, and
+  /// every other op with an unreduced input is not implemented.
+  FailureOr<SmallVector<AxisRefAttr>>
+  inferUnreduced(Operation *op, ValueRange inputs, ArrayRef<Spec> specs);
+
+  /// JAX's checks of an `out_sharding` with unreduced axes on a
+  /// contraction.
+  LogicalResult checkDotUnreducedOut(linalg::LinalgOp op,
+                                     ArrayRef<Spec> inputs,
+                                     const Spec &given);
+
+  /// The specs of the contracting dims of a two-input contraction.
+  std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>>
+  getContractingSpecs(linalg::LinalgOp op, ArrayRef<Spec> inputs);
 
   /// Prints a value's type as JAX prints it in messages.
   std::string typeString(Type type, const Spec &spec, bool shortDtypes = true) {
@@ -341,8 +387,21 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
   if (failed(given))
     return failure();
   SmallVector<Spec> results;
+  bool isContraction = false;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    isContraction = linalgOp.getNumDpsInputs() == 2 &&
+                    linalgOp.getNumReductionLoops() > 0;
   if (*given) {
     results = std::move(**given);
+    if (isContraction && !results.empty() && !results[0].unreduced.empty()) {
+      // The unreduced rule of dot_general first rejects unreduced inputs.
+      FailureOr<SmallVector<AxisRefAttr>> unused =
+          inferUnreduced(op, inputs, inputSpecs);
+      if (failed(unused) ||
+          failed(checkDotUnreducedOut(cast<linalg::LinalgOp>(op), inputSpecs,
+                                      results[0])))
+        return failure();
+    }
   } else {
     // A fully Auto or Manual context consults no rule: everything is P().
     if (!hasExplicitAxes(common->first) && !isCreationOp(op))
@@ -351,6 +410,12 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
     if (failed(inferred))
       return failure();
     results = std::move(*inferred);
+    FailureOr<SmallVector<AxisRefAttr>> unreduced =
+        inferUnreduced(op, inputs, inputSpecs);
+    if (failed(unreduced))
+      return failure();
+    for (Spec &spec : results)
+      spec.unreduced = *unreduced;
   }
 
   // Write the results' types.
@@ -478,6 +543,15 @@ ExplicitInference::getOutSharding(Operation *op) {
       }
       spec.dims.push_back(axes);
     }
+    for (AxisRefAttr ref : sharding.getUnreducedAxes())
+      if (isExplicit(spec.mesh, ref))
+        spec.unreduced.push_back(ref);
+    if (!spec.unreduced.empty() &&
+        sharding.getUnreducedKind() != ReductionKind::Sum &&
+        isa<linalg::LinalgOp>(op) &&
+        cast<linalg::LinalgOp>(op).getNumReductionLoops() > 0)
+      return op->emitOpError("`out_sharding` passed to `dot_general` can "
+                             "only contain unreduced of kind `sum`");
     if (type)
       for (auto [d, axes] : llvm::enumerate(spec.dims)) {
         if (axes.empty() || d >= static_cast<size_t>(type.getRank()) ||
@@ -530,6 +604,139 @@ static int64_t rankOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.getRank();
   return 0;
+}
+
+/// For each dimension of an operand of a linalg op, the loop that indexes
+/// it, or std::nullopt for a constant (broadcast) or compound index.
+static SmallVector<std::optional<int64_t>> getDimLoops(AffineMap map) {
+  SmallVector<std::optional<int64_t>> loops;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      loops.push_back(dim.getPosition());
+    else
+      loops.push_back(std::nullopt);
+  }
+  return loops;
+}
+
+FailureOr<SmallVector<AxisRefAttr>>
+ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
+                                  ArrayRef<Spec> specs) {
+  SmallVector<AxisRefAttr> none;
+  if (llvm::all_of(specs, [](const Spec &s) { return s.unreduced.empty(); }))
+    return none;
+  auto isLinalgContraction = [&]() {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && linalgOp.getNumDpsInputs() == 2 &&
+           linalgOp.getNumReductionLoops() > 0;
+  };
+  if (isLinalgContraction())
+    return op->emitOpError("lhs or rhs passed to dot_general cannot be "
+                           "unreduced. Got lhs=")
+           << avalString(inputs[0], op) << " and rhs="
+           << avalString(inputs[1], op);
+  if (isa<arith::AddFOp, arith::AddIOp>(op)) {
+    ArrayRef<AxisRefAttr> x = specs[0].unreduced, y = specs[1].unreduced;
+    if (!x.empty() && !y.empty()) {
+      if (x != y)
+        return op->emitOpError("lhs and rhs to `add` must be unreduced along "
+                               "the same mesh axes. Got lhs=")
+               << frozensetString(x) << ", rhs=" << frozensetString(y);
+      return SmallVector<AxisRefAttr>(x);
+    }
+    StringRef lhs = x.empty() ? "rhs" : "lhs", rhs = x.empty() ? "lhs" : "rhs";
+    return op->emitOpError()
+           << lhs << " is unreduced while " << rhs
+           << " is not. `add` operation does not allow this because there "
+              "will be implicit communication. Please reduce "
+           << lhs << " via `reshard` before calling `add`.";
+  }
+  if (isa<arith::MulFOp, arith::MulIOp>(op)) {
+    ArrayRef<AxisRefAttr> x = specs[0].unreduced, y = specs[1].unreduced;
+    if (!x.empty() && !y.empty())
+      return op->emitOpError("lhs and rhs to `mul` cannot be unreduced since "
+                             "mul is bilinear. Got lhs=")
+             << frozensetString(x) << ", rhs=" << frozensetString(y);
+    // Tessera has no `reduced` axes: the other side is never reduced.
+    return op->emitOpError()
+           << (x.empty() ? "LHS should be reduced along the same axes RHS is "
+                           "unreduced on. Got lhs="
+                         : "RHS should be reduced along the same axes LHS is "
+                           "unreduced on. Got lhs=")
+           << avalString(inputs[0], op) << " and rhs="
+           << avalString(inputs[1], op);
+  }
+  // Ops that only move data pass the partial sums on unchanged.
+  if (specs.size() == 1 &&
+      isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ReshapeOp,
+          linalg::TransposeOp, linalg::BroadcastOp, tensor::CastOp>(op))
+    return SmallVector<AxisRefAttr>(specs[0].unreduced);
+  std::string name = op->getName().getStringRef().str();
+  return op->emitOpError("unreduced rule for ")
+         << name
+         << " is not implemented. Please file an issue at "
+            "https://github.com/jax-ml/jax/issues";
+}
+
+std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>>
+ExplicitInference::getContractingSpecs(linalg::LinalgOp op,
+                                       ArrayRef<Spec> inputs) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<std::optional<int64_t>> lhsLoops =
+      getDimLoops(op.getMatchingIndexingMap(op.getDpsInputOperand(0)));
+  SmallVector<std::optional<int64_t>> rhsLoops =
+      getDimLoops(op.getMatchingIndexingMap(op.getDpsInputOperand(1)));
+  std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>> result;
+  for (int64_t loop = 0, e = iterators.size(); loop < e; ++loop) {
+    if (iterators[loop] != utils::IteratorType::reduction)
+      continue;
+    std::optional<DimAxes> l, r;
+    for (auto [d, dl] : llvm::enumerate(lhsLoops))
+      if (dl == loop)
+        l = inputs[0].dims[d];
+    for (auto [d, dl] : llvm::enumerate(rhsLoops))
+      if (dl == loop)
+        r = inputs[1].dims[d];
+    if (l && r) {
+      result.first.push_back(*l);
+      result.second.push_back(*r);
+    }
+  }
+  return result;
+}
+
+LogicalResult ExplicitInference::checkDotUnreducedOut(linalg::LinalgOp op,
+                                                      ArrayRef<Spec> inputs,
+                                                      const Spec &given) {
+  auto [lhsContracting, rhsContracting] = getContractingSpecs(op, inputs);
+  Spec lc, rc;
+  lc.mesh = inputs[0].mesh;
+  rc.mesh = inputs[1].mesh;
+  lc.dims = lhsContracting;
+  rc.dims = rhsContracting;
+  if (lhsContracting != rhsContracting)
+    return op->emitOpError("lhs and rhs contracting dims should be sharded "
+                           "identically when out_sharding provided to "
+                           "dot_general mentions unreduced_axes. Got "
+                           "lhs_contracting_spec=")
+           << tupleString(lc) << ", rhs_contracting_spec=" << tupleString(rc);
+  SmallVector<AxisRefAttr> flat;
+  for (const DimAxes &axes : lhsContracting)
+    llvm::append_range(flat, axes);
+  MeshAttr mesh = given.mesh ? given.mesh : inputs[0].mesh;
+  auto inMeshOrder = [&](SmallVector<AxisRefAttr> axes) {
+    if (mesh)
+      llvm::sort(axes, [&](AxisRefAttr a, AxisRefAttr b) {
+        return AxisRefAttr::lessInMesh(mesh, a, b);
+      });
+    return axes;
+  };
+  if (inMeshOrder(flat) != inMeshOrder(given.unreduced))
+    return op->emitOpError("out_sharding's unreduced axes should be equal to "
+                           "the contracting specs. Got unreduced axes=")
+           << frozensetString(given.unreduced)
+           << " and contracting spec=" << tupleString(lc);
+  return success();
 }
 
 Specs ExplicitInference::inferRule(Operation *op, ArrayRef<Spec> inputs,
@@ -736,19 +943,6 @@ Specs ExplicitInference::inferSelect(Operation *op, ArrayRef<Spec> inputs) {
     out.meshRef = onFalse.mesh ? onFalse.meshRef : which.meshRef;
   }
   return SmallVector<Spec>{out};
-}
-
-/// For each dimension of an operand of a linalg op, the loop that indexes
-/// it, or std::nullopt for a constant (broadcast) or compound index.
-static SmallVector<std::optional<int64_t>> getDimLoops(AffineMap map) {
-  SmallVector<std::optional<int64_t>> loops;
-  for (AffineExpr expr : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      loops.push_back(dim.getPosition());
-    else
-      loops.push_back(std::nullopt);
-  }
-  return loops;
 }
 
 Specs ExplicitInference::inferLinalg(linalg::LinalgOp op, ArrayRef<Spec> inputs,
