@@ -183,6 +183,12 @@ private:
                                      ArrayRef<Spec> inputs,
                                      const Spec &given);
 
+  /// JAX's check of an `out_sharding` with unreduced axes on a reduction:
+  /// they must come from the reduced dims' axes or the operand's own
+  /// unreduced axes.
+  LogicalResult checkReduceUnreducedOut(linalg::LinalgOp op, Value operand,
+                                        const Spec &input, const Spec &given);
+
   /// The specs of the contracting dims of a two-input contraction.
   std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>>
   getContractingSpecs(linalg::LinalgOp op, ArrayRef<Spec> inputs);
@@ -402,6 +408,13 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
                                       results[0])))
         return failure();
     }
+    auto reduction = dyn_cast<linalg::LinalgOp>(op);
+    if (reduction && reduction.getNumDpsInputs() == 1 &&
+        reduction.getNumReductionLoops() > 0 && !results.empty() &&
+        !results[0].unreduced.empty() &&
+        failed(checkReduceUnreducedOut(reduction, inputs[0], inputSpecs[0],
+                                       results[0])))
+      return failure();
   } else {
     // A fully Auto or Manual context consults no rule: everything is P().
     if (!hasExplicitAxes(common->first) && !isCreationOp(op))
@@ -666,6 +679,10 @@ ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
            << avalString(inputs[0], op) << " and rhs="
            << avalString(inputs[1], op);
   }
+  // A reduction of one input keeps its operand's partial sums.
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    if (linalgOp.getNumDpsInputs() == 1 && linalgOp.getNumReductionLoops() > 0)
+      return SmallVector<AxisRefAttr>(specs[0].unreduced);
   // Ops that only move data pass the partial sums on unchanged.
   if (specs.size() == 1 &&
       isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ReshapeOp,
@@ -676,6 +693,56 @@ ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
          << name
          << " is not implemented. Please file an issue at "
             "https://github.com/jax-ml/jax/issues";
+}
+
+/// JAX's name of the reduction a linalg reduction performs (from the
+/// combiner in its body).
+static std::string reductionName(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getOperations().size() < 2)
+    return "reduce";
+  Operation *combiner = &*std::prev(body->end(), 2);
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return "reduce_sum";
+  if (isa<arith::MulFOp, arith::MulIOp>(combiner))
+    return "reduce_prod";
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp,
+          arith::MaxUIOp>(combiner))
+    return "reduce_max";
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp,
+          arith::MinUIOp>(combiner))
+    return "reduce_min";
+  return "reduce";
+}
+
+LogicalResult ExplicitInference::checkReduceUnreducedOut(linalg::LinalgOp op,
+                                                         Value operand,
+                                                         const Spec &input,
+                                                         const Spec &given) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<std::optional<int64_t>> loops =
+      getDimLoops(op.getMatchingIndexingMap(op.getDpsInputOperand(0)));
+  SmallVector<int64_t> reducedDims;
+  SmallVector<AxisRefAttr> used(input.unreduced);
+  for (auto [d, loop] : llvm::enumerate(loops)) {
+    if (!loop || iterators[*loop] != utils::IteratorType::reduction)
+      continue;
+    reducedDims.push_back(d);
+    llvm::append_range(used, input.dims[d]);
+  }
+  if (llvm::all_of(given.unreduced, [&](AxisRefAttr ref) {
+        return llvm::is_contained(used, ref);
+      }))
+    return success();
+  std::string axes = "frozenset({";
+  for (auto [i, d] : llvm::enumerate(reducedDims))
+    axes += (i ? ", " : "") + std::to_string(d);
+  axes += "})";
+  return op->emitOpError("out_sharding's unreduced axes should be in "
+                         "operand's specs that were ")
+         << reductionName(op) << " over. Got operand="
+         << avalString(operand, op) << ", axes=" << axes
+         << ", unreduced_spec=" << frozensetString(given.unreduced);
 }
 
 std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>>

@@ -76,3 +76,19 @@ func.func @dot_unreduced_input(%a: tensor<8x4xf32> {spmd.sharding = #spmd.shardi
   %0 = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
+func.func @reduce_unreduced_bad(%a: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<4xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{out_sharding's unreduced axes should be in operand's specs that were reduce_sum over. Got operand=ShapedArray(float32[8@x,4@y]), axes=frozenset({0}), unreduced_spec=frozenset({'y'})}}
+  %0 = linalg.reduce ins(%a : tensor<8x4xf32>) outs(%f : tensor<4xf32>) dimensions = [0] {spmd.out_sharding = #spmd.sharding<@mesh, [{}], unreduced={"y"}>}
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<4xf32>
+}
