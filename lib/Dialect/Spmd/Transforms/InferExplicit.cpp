@@ -265,6 +265,7 @@ private:
                      ArrayRef<int64_t> inShape, ArrayRef<int64_t> outShape,
                      const llvm::SmallBitVector &dropped);
   Specs inferGather(tensor::GatherOp op, ArrayRef<Spec> inputs);
+  Specs inferScatter(tensor::ScatterOp op, ArrayRef<Spec> inputs);
 
   /// Checks and returns a user-given `spmd.out_sharding` (JAX's
   /// out_sharding=), or std::nullopt if the op has none.
@@ -901,6 +902,8 @@ Specs ExplicitInference::inferRule(Operation *op, ArrayRef<Spec> inputs,
   }
   if (auto gather = dyn_cast<tensor::GatherOp>(op))
     return inferGather(gather, inputs);
+  if (auto scatter = dyn_cast<tensor::ScatterOp>(op))
+    return inferScatter(scatter, inputs);
   if (auto call = dyn_cast<CallOpInterface>(op)) {
     SmallVector<Spec> out;
     Operation *callee = call.resolveCallableInTable(&symbolTables);
@@ -1385,6 +1388,57 @@ Specs ExplicitInference::inferSlicing(Operation *op, const Spec &input,
         kept.push_back(axes);
     result.dims = kept;
   }
+  return SmallVector<Spec>{result};
+}
+
+Specs ExplicitInference::inferScatter(tensor::ScatterOp op,
+                                      ArrayRef<Spec> inputs) {
+  // JAX's scatter rule, read as a gather in reverse: the scattered dims of
+  // the destination are replicated, the indices are replicated (their
+  // leading dims are queries into one destination, the last holds the
+  // coordinates), the updates' query dims are replicated, and each other
+  // window dim of the updates agrees with the destination's dim (or one of
+  // them is unsharded).
+  const Spec &updates = inputs[0];
+  const Spec &dest = inputs[1];
+  const Spec &indices = inputs[2];
+  ArrayRef<int64_t> scatterDims = op.getScatterDims();
+  int64_t numQueries = op.getIndicesType().getRank() - 1;
+  int64_t destRank = op.getDestType().getRank();
+  bool keepsOnes =
+      op.getSourceType().getRank() == numQueries + destRank;
+  Spec result = dest;
+  if (!result.mesh) {
+    result.mesh = updates.mesh ? updates.mesh : indices.mesh;
+    result.meshRef = updates.mesh ? updates.meshRef : indices.meshRef;
+  }
+  bool resolvable = llvm::all_of(
+      indices.dims, [](const DimAxes &axes) { return axes.empty(); });
+  for (int64_t q = 0; q < numQueries; ++q)
+    resolvable &= updates.dims[q].empty();
+  int64_t u = numQueries;
+  for (int64_t d = 0; d < destRank && resolvable; ++d) {
+    if (llvm::is_contained(scatterDims, d)) {
+      resolvable &= dest.dims[d].empty();
+      if (keepsOnes)
+        resolvable &= updates.dims[u++].empty();
+      continue;
+    }
+    const DimAxes &window = updates.dims[u++];
+    if (!window.empty() && !dest.dims[d].empty() && window != dest.dims[d])
+      resolvable = false;
+    else if (!window.empty())
+      result.dims[d] = window;
+  }
+  if (!resolvable)
+    return op->emitOpError(
+               "Use `.at[...].set/add/mul/...(out_sharding=)` to provide "
+               "output PartitionSpec for the scatter update as out sharding "
+               "could not be resolved unambiguously (or would require "
+               "collectives on inputs). Got operand=")
+           << typeString(op.getDestType(), dest)
+           << ", indices=" << typeString(op.getIndicesType(), indices)
+           << ", updates=" << typeString(op.getSourceType(), updates);
   return SmallVector<Spec>{result};
 }
 
