@@ -56,6 +56,17 @@ static std::optional<DataFlowEdge> getEdge(Operation *op, unsigned index) {
     edge.targets = {edge.owner};
     return edge;
   }
+  if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
+    // Like stablehlo.case: every case region (and the default) yields into
+    // the result.
+    for (Region &region : switchOp->getRegions())
+      if (!region.empty())
+        if (auto yield =
+                dyn_cast<scf::YieldOp>(region.front().getTerminator()))
+          edge.sources.push_back(yield.getResults()[index]);
+    edge.targets = {edge.owner};
+    return edge;
+  }
   return std::nullopt;
 }
 
@@ -122,7 +133,7 @@ std::optional<DataFlowEdge> mlir::tessera::spmd::getDataFlowEdge(Value value) {
       if (auto whileOp = dyn_cast<scf::WhileOp>(parent);
           whileOp && whileOp.getNumOperands() != whileOp.getNumResults())
         continue;
-      if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent))
+      if (isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::IndexSwitchOp>(parent))
         return getEdge(parent, number);
     } else if (isa<scf::ConditionOp>(user) && number > 0) {
       return getEdge(user->getParentOp(), number - 1);

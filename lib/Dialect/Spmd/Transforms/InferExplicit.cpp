@@ -344,7 +344,7 @@ static bool isCreationOp(Operation *op) {
 }
 
 LogicalResult ExplicitInference::processOp(Operation *op) {
-  if (isa<scf::ForOp, scf::WhileOp, scf::IfOp>(op))
+  if (isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(op))
     return processControlFlow(op);
   if (op->hasTrait<OpTrait::ReturnLike>() && isa<func::ReturnOp>(op))
     return processReturn(op);
@@ -1551,6 +1551,35 @@ LogicalResult ExplicitInference::processControlFlow(Operation *op) {
     for (auto [arg, value] :
          llvm::zip_equal(condition.getArgs(), whileOp.getResults()))
       specs[value] = getSpec(arg, condition);
+  } else if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
+    // Every case must yield the default region's types.
+    for (Region &region : switchOp->getRegions())
+      if (failed(processBlock(region.front())))
+        return failure();
+    auto yieldOf = [](Region &region) {
+      return cast<scf::YieldOp>(region.front().getTerminator());
+    };
+    scf::YieldOp defaultYield = yieldOf(switchOp.getDefaultRegion());
+    for (auto [c, caseRegion] : llvm::enumerate(switchOp.getCaseRegions())) {
+      scf::YieldOp caseYield = yieldOf(caseRegion);
+      for (unsigned i = 0; i < switchOp.getNumResults(); ++i) {
+        Value d = defaultYield.getOperand(i), v = caseYield.getOperand(i);
+        if (!isa<RankedTensorType>(d.getType()))
+          continue;
+        if (!(getSpec(d, defaultYield) == getSpec(v, caseYield)))
+          return op->emitOpError("scf.index_switch branches must have equal "
+                                 "output types but they differ.\n\nThe "
+                                 "output of the default region at index ")
+                 << i << " has type " << describe(d, defaultYield)
+                 << " but the corresponding output of case region " << c
+                 << " has type " << describe(v, caseYield)
+                 << ".\n\nRevise the regions so that all output types "
+                    "match.";
+      }
+    }
+    for (auto [result, value] :
+         llvm::zip_equal(switchOp.getResults(), defaultYield.getOperands()))
+      specs[result] = getSpec(value, defaultYield);
   } else {
     auto ifOp = cast<scf::IfOp>(op);
     if (failed(processBlock(ifOp.getThenRegion().front())))

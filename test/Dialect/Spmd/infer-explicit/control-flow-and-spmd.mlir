@@ -165,3 +165,38 @@ func.func @auto_axes_body(%x: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@m
   %1 = arith.negf %r : tensor<8x4xf32>
   return %1 : tensor<8x4xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
+
+// scf.index_switch keeps the type all its regions yield.
+func.func @index_switch_equal(%i: index, %a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  // expected-remark @+1 {{f32[8@x]}}
+  %r = scf.index_switch %i -> tensor<8xf32>
+  case 0 {
+    // expected-remark @+1 {{f32[8@x]}}
+    %0 = arith.negf %a : tensor<8xf32>
+    scf.yield %0 : tensor<8xf32>
+  }
+  default {
+    scf.yield %a : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
+
+func.func @index_switch_differ(%i: index, %a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}, %b: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{scf.index_switch branches must have equal output types but they differ.}}
+  %r = scf.index_switch %i -> tensor<8xf32>
+  case 0 {
+    scf.yield %b : tensor<8xf32>
+  }
+  default {
+    scf.yield %a : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

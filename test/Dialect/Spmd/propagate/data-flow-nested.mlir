@@ -192,3 +192,32 @@ func.func @returned_twice(%arg0: tensor<8xf32>) -> (tensor<8xf32> {spmd.sharding
   %0 = arith.negf %arg0 : tensor<8xf32>
   return %0, %0 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=2, "c"=2, "d"=4]>
+
+// Tests scf.index_switch (a multi-way conditional, like stablehlo.case):
+// the sharding of one case's value reaches the result, the other cases and
+// the default.
+// CHECK-LABEL: func.func @index_switch(
+// CHECK-SAME: %{{.*}}: index, %{{.*}}: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}]>}, %{{.*}}: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}]>}) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}]>})
+// CHECK: %{{.*}} = scf.index_switch %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"a", ?}]>]>} -> tensor<8xf32>
+// CHECK: %{{.*}} = arith.negf %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : tensor<8xf32>
+// CHECK: %{{.*}} = math.exp %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : tensor<8xf32>
+// CHECK: %{{.*}} = arith.negf %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : tensor<8xf32>
+func.func @index_switch(%i: index, %arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}]>}, %arg1: tensor<8xf32>) -> tensor<8xf32> {
+  %r = scf.index_switch %i -> tensor<8xf32>
+  case 0 {
+    %0 = arith.negf %arg0 : tensor<8xf32>
+    scf.yield %0 : tensor<8xf32>
+  }
+  case 1 {
+    %1 = math.exp %arg1 : tensor<8xf32>
+    scf.yield %1 : tensor<8xf32>
+  }
+  default {
+    scf.yield %arg1 : tensor<8xf32>
+  }
+  %s = arith.negf %r : tensor<8xf32>
+  return %s : tensor<8xf32>
+}

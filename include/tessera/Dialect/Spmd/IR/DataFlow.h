@@ -50,14 +50,15 @@ struct DataFlowEdge {
 };
 
 /// The data-flow edge `value` belongs to (as a source or a target) for
-/// scf.for, scf.while and scf.if, or std::nullopt. A value yielded by a loop
-/// body is the source of that loop's edge; an init operand likewise.
+/// scf.for, scf.while, scf.if and scf.index_switch, or std::nullopt. A value
+/// yielded by a loop body is the source of that loop's edge; an init operand
+/// likewise.
 /// Values that are sources of several edges (one value yielded twice)
 /// return the first.
 std::optional<DataFlowEdge> getDataFlowEdge(Value value);
 
 /// Every data-flow edge owned by `op` (one per tensor result of an scf.for,
-/// scf.while or scf.if), in result order.
+/// scf.while, scf.if or scf.index_switch), in result order.
 llvm::SmallVector<DataFlowEdge> getDataFlowEdges(Operation *op);
 
 /// The data-flow edges between a call and its callee (a function in the
