@@ -45,6 +45,7 @@ def SpmdPrintTypesPass : Pass<"spmd-print-types"> {
     Option<"allAxes", "all-axes", "bool", /*default=*/"false",
            "Also show Auto and Manual mesh axes (JAX erases them from types)">
   ];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
 def SpmdAnnotateShardingRulesPass : Pass<"spmd-annotate-sharding-rules"> {
@@ -90,6 +91,7 @@ def SpmdTestDataFlowEdgesPass : Pass<"spmd-test-data-flow-edges"> {
            /*default=*/"false",
            "Set a fully open sharding on every edge without one first">
   ];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
 def SpmdLiftInlinedMeshesPass : Pass<"spmd-lift-inlined-meshes", "ModuleOp"> {
@@ -123,6 +125,7 @@ def SpmdLiftInlinedMeshesPass : Pass<"spmd-lift-inlined-meshes", "ModuleOp"> {
     // spmd.mesh @mesh_0 = <["z"=8]> declared after @mesh.
     ```
   }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
 def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
@@ -178,6 +181,7 @@ def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
     meshes without Explicit axes are left alone (propagation owns Auto
     axes).
   }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
 def SpmdApplyShardingConstraintsPass
@@ -195,6 +199,7 @@ def SpmdApplyShardingConstraintsPass
     a region other than a function's. `tessera-propagate` runs it before
     propagation.
   }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
 def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
@@ -273,6 +278,7 @@ def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
     Option<"warnUnknownOps", "warn-unknown-ops", "bool", /*default=*/"false",
            "Warn about ops without a sharding rule">
   ];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD
