@@ -164,6 +164,11 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
              << name << "' must be a dictionary or array attribute";
     return success();
   }
+  if (name == "spmd.sharding_origin_name") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitOpError("'") << name << "' must be a string attribute";
+    return success();
+  }
   return op->emitOpError("unknown spmd attribute '") << name << "'";
 }
 

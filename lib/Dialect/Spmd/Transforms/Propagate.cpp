@@ -383,11 +383,6 @@ private:
   void notifyChanged(const Slot &slot);
   void notifyUsers(Value value);
 
-  /// Records the origin of the axes `slot` gained from `from`.
-  void recordOrigin(const Slot &slot, TensorShardingAttr old,
-                    TensorShardingAttr updated,
-                    ArrayRef<std::pair<Slot, TensorShardingAttr>> from);
-
   /// `mesh` with the axis types that hold at `op` (cached per parent).
   MeshAttr meshAt(Operation *op, MeshAttr mesh) {
     auto [it, inserted] =
@@ -427,10 +422,20 @@ private:
 
   // Debug origins: per value (or func result), axis name -> origin.
   bool recordOrigins = false;
+  llvm::DenseMap<Operation *, std::string> originNames, manualNames;
   llvm::DenseMap<Value, llvm::MapVector<StringRef, std::string>> valueOrigins;
   llvm::DenseMap<std::pair<Operation *, unsigned>,
                  llvm::MapVector<StringRef, std::string>>
       resultOrigins;
+  /// The key of an axis in `spmd.sharding_origins`: `a`, or `c:(1)4` for a
+  /// sub-axis (as Shardy prints it); the string lives in the context.
+  StringRef originKey(AxisRefAttr ref) {
+    std::string key = ref.getName().str();
+    if (SubAxisInfoAttr info = ref.getSubAxisInfo())
+      key += ":(" + std::to_string(info.getPreSize()) + ")" +
+             std::to_string(info.getSize());
+    return StringAttr::get(module.getContext(), key).getValue();
+  }
   llvm::MapVector<StringRef, std::string> &originsOf(const Slot &slot) {
     if (slot.func)
       return resultOrigins[{slot.func, slot.index}];
@@ -569,20 +574,93 @@ bool Propagation::propagateTensors(
       return PropagationDirection::NONE;
     return direction(factor);
   };
+  std::optional<ShardingProjection> oldProjection;
+  if (recordOrigins)
+    oldProjection = projection;
   UpdateTensorShardings updates = strategy.propagateFactorShardings(
       projection, localDirection, rule.getFactorSizes(), mesh, conservative,
       isElementwise);
 
   bool changed = false;
-  SmallVector<std::pair<Slot, TensorShardingAttr>> before;
-  if (recordOrigins)
-    for (auto [slot, sharding] :
-         llvm::zip_equal(llvm::concat<const Slot>(operands, results),
-                         shardings))
-      before.emplace_back(slot, sharding);
+  // Debug origins, as Shardy's debug mode records them: each axis a tensor
+  // gains comes from the first operand (else result) whose factor already
+  // had all the new axes of that factor.
+  auto slotAt = [&](int64_t t) -> const Slot & {
+    return t < static_cast<int64_t>(operands.size())
+               ? operands[t]
+               : results[t - operands.size()];
+  };
+  auto recordFactorOrigins = [&](const Slot &slot,
+                                 const TensorFactorShardings &oldTensor,
+                                 const TensorFactorShardings &newTensor,
+                                 TensorShardingAttr updated) {
+    auto &origins = originsOf(slot);
+    // Origins of the new factor axes; sub-axes that merged into a whole
+    // axis of the result are matched by name below.
+    llvm::MapVector<StringRef, std::string> pieces;
+    for (const auto &[factor, fs] : newTensor.factorIndexToSharding) {
+      auto oldIt = oldTensor.factorIndexToSharding.find(factor);
+      ArrayRef<AxisRefAttr> oldAxes;
+      if (oldIt != oldTensor.factorIndexToSharding.end())
+        oldAxes = oldIt->second.axisRefs;
+      if (fs.axisRefs == SmallVector<AxisRefAttr, 2>(oldAxes))
+        continue;
+      std::optional<int64_t> source;
+      ArrayRef<TensorFactorShardings> olds[2] = {
+          oldProjection->getOperands(), oldProjection->getResults()};
+      for (int side = 0; side < 2 && !source; ++side)
+        for (auto [i, candidate] : llvm::enumerate(olds[side])) {
+          auto it = candidate.factorIndexToSharding.find(factor);
+          if (it != candidate.factorIndexToSharding.end() &&
+              isAxisListPrefixOf(fs.axisRefs, it->second.axisRefs) !=
+                  PrefixStatus::NotAPrefix) {
+            source = side == 0 ? static_cast<int64_t>(i)
+                               : static_cast<int64_t>(operands.size() + i);
+            break;
+          }
+        }
+      if (!source)
+        continue;
+      auto &sourceOrigins = originsOf(slotAt(*source));
+      for (AxisRefAttr ref : fs.axisRefs) {
+        StringRef key = originKey(ref);
+        if (origins.count(key) || pieces.count(key))
+          continue;
+        // The source may hold the axis whole or as a larger sub-axis.
+        auto it = sourceOrigins.find(key);
+        if (it == sourceOrigins.end())
+          for (auto candidate = sourceOrigins.begin();
+               candidate != sourceOrigins.end(); ++candidate)
+            if (candidate->first == ref.getName() ||
+                candidate->first.starts_with((ref.getName() + ":(").str())) {
+              it = candidate;
+              break;
+            }
+        if (it != sourceOrigins.end())
+          pieces[key] = it->second;
+      }
+    }
+    for (DimensionShardingAttr dim : updated.getDimShardings())
+      for (AxisRefAttr ref : dim.getAxes()) {
+        StringRef key = originKey(ref);
+        if (origins.count(key))
+          continue;
+        auto it = pieces.find(key);
+        if (it == pieces.end())
+          for (auto candidate = pieces.begin(); candidate != pieces.end();
+               ++candidate)
+            if (candidate->first == ref.getName() ||
+                candidate->first.starts_with((ref.getName() + ":(").str())) {
+              it = candidate;
+              break;
+            }
+        if (it != pieces.end())
+          origins[key] = it->second;
+      }
+  };
   auto update = [&](const Slot &slot, TensorShardingAttr old,
                     const TensorFactorShardings &tensor,
-                    TensorMappingAttr mapping) {
+                    TensorMappingAttr mapping, int64_t tensorIndex) {
     TensorShardingAttr updated = tensor.createTensorSharding(
         mapping, rule.getFactorSizes(), meshRef, mesh, old);
     bool emptyAxes = llvm::all_of(updated.getDimShardings(),
@@ -594,8 +672,13 @@ bool Propagation::propagateTensors(
     if (!setSlotSharding(slot, updated))
       return;
     changed = true;
-    if (recordOrigins)
-      recordOrigin(slot, old, updated, before);
+    if (recordOrigins) {
+      const TensorFactorShardings &oldTensor =
+          tensorIndex < static_cast<int64_t>(operands.size())
+              ? oldProjection->getOperands()[tensorIndex]
+              : oldProjection->getResults()[tensorIndex - operands.size()];
+      recordFactorOrigins(slot, oldTensor, tensor, updated);
+    }
     notifyChanged(slot);
     // Every member of the slot's sharding group follows.
     if (!slot.value)
@@ -607,19 +690,22 @@ bool Propagation::propagateTensors(
       if (member == slot.value || getSharding(member) == updated)
         continue;
       if (setSlotSharding(Slot::ofValue(member), updated)) {
-        if (recordOrigins)
-          recordOrigin(Slot::ofValue(member), getSharding(member), updated,
-                       {{slot, updated}});
+        if (recordOrigins) {
+          auto &memberOrigins = originsOf(Slot::ofValue(member));
+          for (const auto &[axis, origin] : originsOf(slot))
+            if (!memberOrigins.count(axis))
+              memberOrigins[axis] = origin;
+        }
         notifyChanged(Slot::ofValue(member));
       }
     }
   };
   for (unsigned i : updates.updateOperands.set_bits())
     update(operands[i], operandShardings[i], projection.getOperands()[i],
-           rule.getOperandMapping(i));
+           rule.getOperandMapping(i), i);
   for (unsigned i : updates.updateResults.set_bits())
     update(results[i], resultShardings[i], projection.getResults()[i],
-           rule.getResultMapping(i));
+           rule.getResultMapping(i), operands.size() + i);
   return changed;
 }
 
@@ -861,61 +947,75 @@ void Propagation::importShardingGroups() {
 //===----------------------------------------------------------------------===//
 
 void Propagation::seedOrigins() {
-  // User-written shardings are their own origin.
+  // Shardy's names, in walk order: constraint_N and mc_N.
+  module.walk([&](Operation *op) {
+    if (isa<ShardingConstraintOp>(op))
+      originNames[op] = "constraint_" + std::to_string(originNames.size());
+    else if (isa<ManualComputationOp>(op))
+      manualNames[op] = "mc_" + std::to_string(manualNames.size());
+  });
+  auto seed = [&](Value value, TensorShardingAttr s, const std::string &name) {
+    if (!s)
+      return;
+    for (DimensionShardingAttr dim : s.getDimShardings())
+      for (AxisRefAttr ref : dim.getAxes())
+        valueOrigins[value][originKey(ref)] = name;
+  };
+  // A value whose sharding a closed constraint gave it
+  // (spmd-apply-sharding-constraints) has that constraint as its origin.
+  auto appliedConstraint = [&](Value value,
+                               TensorShardingAttr s) -> std::optional<std::string> {
+    for (Operation *user : value.getUsers())
+      if (auto constraint = dyn_cast<ShardingConstraintOp>(user))
+        if (constraint.getSharding() == s)
+          return originNames.lookup(user);
+    return std::nullopt;
+  };
   module.walk([&](Operation *op) {
     if (auto func = dyn_cast<FunctionOpInterface>(op)) {
       if (func.isExternal())
         return;
-      for (BlockArgument arg : func.getArguments())
-        if (TensorShardingAttr s = getSharding(arg))
-          for (DimensionShardingAttr dim : s.getDimShardings())
-            for (AxisRefAttr ref : dim.getAxes())
-              valueOrigins[arg][ref.getName()] =
-                  "input: " + std::to_string(arg.getArgNumber());
+      for (BlockArgument arg : func.getArguments()) {
+        TensorShardingAttr s = getSharding(arg);
+        seed(arg, s,
+             appliedConstraint(arg, s).value_or(
+                 "input: " + std::to_string(arg.getArgNumber())));
+      }
       for (unsigned i = 0; i < func.getNumResults(); ++i)
         if (TensorShardingAttr s = getFuncResultSharding(func, i))
           for (DimensionShardingAttr dim : s.getDimShardings())
             for (AxisRefAttr ref : dim.getAxes())
-              resultOrigins[{func, i}][ref.getName()] =
+              resultOrigins[{func, i}][originKey(ref)] =
                   "output: " + std::to_string(i);
       return;
     }
-    for (OpResult result : op->getResults())
-      if (TensorShardingAttr s = getSharding(result))
-        for (DimensionShardingAttr dim : s.getDimShardings())
-          for (AxisRefAttr ref : dim.getAxes()) {
-            std::string name;
-            llvm::raw_string_ostream os(name);
-            os << op->getName().getStringRef() << " at " << op->getLoc();
-            valueOrigins[result][ref.getName()] = name;
-          }
-  });
-}
-
-void Propagation::recordOrigin(
-    const Slot &slot, TensorShardingAttr old, TensorShardingAttr updated,
-    ArrayRef<std::pair<Slot, TensorShardingAttr>> from) {
-  llvm::SmallDenseSet<StringRef> had;
-  if (old)
-    for (AxisRefAttr ref : old.getAllAxisRefs())
-      had.insert(ref.getName());
-  auto &origins = originsOf(slot);
-  for (AxisRefAttr ref : updated.getAllAxisRefs()) {
-    if (had.contains(ref.getName()) || origins.count(ref.getName()))
-      continue;
-    // The first other tensor that had the axis knows where it came from.
-    for (const auto &[other, sharding] : from) {
-      if (!sharding || (other.value == slot.value && other.func == slot.func &&
-                        other.manual == slot.manual))
-        continue;
-      auto &otherOrigins = originsOf(other);
-      auto it = otherOrigins.find(ref.getName());
-      if (it != otherOrigins.end()) {
-        origins[ref.getName()] = it->second;
-        break;
-      }
+    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+      seed(constraint.getResult(), constraint.getSharding(),
+           originNames.lookup(op));
+      return;
     }
-  }
+    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+      std::string name = manualNames.lookup(op);
+      Block &body = manual.getBody().front();
+      for (unsigned i = 0; i < manual->getNumOperands(); ++i)
+        seed(body.getArgument(i), manual.getInSharding(i),
+             name + "_input: " + std::to_string(i));
+      for (unsigned i = 0; i < manual->getNumResults(); ++i)
+        seed(manual->getResult(i), manual.getOutSharding(i),
+             name + "_output: " + std::to_string(i));
+      return;
+    }
+    // Tessera also names any other op's own sharding by the op.
+    for (OpResult result : op->getResults()) {
+      TensorShardingAttr s = getSharding(result);
+      if (!s)
+        continue;
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      os << op->getName().getStringRef() << " at " << op->getLoc();
+      seed(result, s, appliedConstraint(result, s).value_or(name));
+    }
+  });
 }
 
 void Propagation::saveOrigins() {
@@ -927,7 +1027,16 @@ void Propagation::saveOrigins() {
                            StringAttr::get(ctx, origin));
     return DictionaryAttr::get(ctx, entries);
   };
+  // A value's own sharding is `self` (not its own origin name).
+  auto withSelf = [](llvm::MapVector<StringRef, std::string> origins,
+                     StringRef own) {
+    for (auto &[axis, origin] : origins)
+      if (origin == own)
+        origin = "self";
+    return origins;
+  };
   constexpr StringLiteral kOrigins = "spmd.sharding_origins";
+  constexpr StringLiteral kOriginName = "spmd.sharding_origin_name";
   module.walk([&](Operation *op) {
     if (auto func = dyn_cast<FunctionOpInterface>(op)) {
       if (func.isExternal())
@@ -935,15 +1044,31 @@ void Propagation::saveOrigins() {
       for (BlockArgument arg : func.getArguments()) {
         auto it = valueOrigins.find(arg);
         if (it != valueOrigins.end() && !it->second.empty())
-          func.setArgAttr(arg.getArgNumber(), kOrigins, toDict(it->second));
+          func.setArgAttr(
+              arg.getArgNumber(), kOrigins,
+              toDict(withSelf(it->second,
+                              "input: " + std::to_string(arg.getArgNumber()))));
       }
       for (unsigned i = 0; i < func.getNumResults(); ++i) {
         auto it = resultOrigins.find({func, i});
         if (it != resultOrigins.end() && !it->second.empty())
-          func.setResultAttr(i, kOrigins, toDict(it->second));
+          func.setResultAttr(
+              i, kOrigins,
+              toDict(withSelf(it->second, "output: " + std::to_string(i))));
       }
       return;
     }
+    if (isa<ShardingConstraintOp>(op)) {
+      std::string name = originNames.lookup(op);
+      op->setAttr(kOriginName, StringAttr::get(ctx, name));
+      auto it = valueOrigins.find(op->getResult(0));
+      if (it != valueOrigins.end() && !it->second.empty())
+        op->setAttr(kOrigins, toDict(withSelf(it->second, name)));
+      return;
+    }
+    if (isa<ManualComputationOp>(op))
+      op->setAttr(kOriginName,
+                  StringAttr::get(ctx, manualNames.lookup(op)));
     if (op->getNumResults() == 0)
       return;
     SmallVector<Attribute> perResult;

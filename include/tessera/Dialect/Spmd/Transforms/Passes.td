@@ -238,8 +238,12 @@ def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
       higher ones. Priorities are dropped from the output.
     - `conservative`: no sub-axes, and nothing along permutation factors.
     - `debug-origins`: every sharded value gets `spmd.sharding_origins`, a
-      dictionary from each of its axes to where it came from (`input: N`,
-      `output: N`, or the op and location that carried it).
+      dictionary from each of its axes (`a`, or `c:(1)4` for a sub-axis) to
+      where it came from, named as Shardy's debug mode names them: `input:
+      N`, `output: N`, `constraint_N` (constraints also get
+      `spmd.sharding_origin_name`), `mc_N_input: i` / `mc_N_output: i`,
+      `self` for a value's own axes; other ops' own shardings are named by
+      the op and its location.
     - `warn-unknown-ops`: warns about ops with tensor operands and results
       but no sharding rule (they are left alone).
 
