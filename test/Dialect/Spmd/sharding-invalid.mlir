@@ -473,6 +473,16 @@ func.func @debug_attr_kind(%arg0: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+spmd.mesh @mesh = <["a"=4, "b"=2, "c"=2]>
+
+func.func @debug_origin_name_kind(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'spmd.sharding_origin_name' must be a string attribute}}
+  %0 = spmd.sharding_constraint %arg0 <@mesh, [{"a"}]> {spmd.sharding_origin_name = 1 : i32} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // expected-error @+2 {{failed to parse Spmd_TensorSharding parameter 'dim_shardings' which is to be a `::llvm::ArrayRef<DimensionShardingAttr>`}}
 // expected-error @+1 {{expecting priority in format 'p<number>', got: q1}}
 func.func private @bad_priority() attributes {s = #spmd.sharding<@mesh, [{"a"}q1]>}

@@ -73,8 +73,7 @@ TEST_F(FactorPropagationTest, ProjectOverflowClosesMinorFactors) {
   // is closed.
   OpShardingRuleAttr r = rule("([ij])->([i, j]) {i=3, j=2}");
   TensorFactorShardings t = ShardingProjection::project(
-      sharding(R"([{"a", ?}])"), r.getOperandMapping(0), r.getFactorSizes(),
-      m);
+      sharding(R"([{"a", ?}])"), r.getOperandMapping(0), r.getFactorSizes(), m);
   EXPECT_TRUE(t.factorIndexToSharding[0].axisRefs.empty());
   EXPECT_EQ(t.factorIndexToSharding[0].overflowAxes,
             SmallVector<AxisRefAttr>({axis("a")}));
@@ -166,8 +165,8 @@ TEST_F(FactorPropagationTest, AggressiveLargerSourceWins) {
   UpdateTensorShardings updates = aggressive.propagateFactorShardings(
       p, both, r.getFactorSizes(), m, false, false);
   EXPECT_TRUE(updates.updateResults[0]);
-  EXPECT_TRUE(p.getResults()[0].factorIndexToSharding.find(0)->second
-                  .axisRefs.empty());
+  EXPECT_TRUE(
+      p.getResults()[0].factorIndexToSharding.find(0)->second.axisRefs.empty());
   EXPECT_EQ(p.getResults()[0].factorIndexToSharding.find(1)->second.axisRefs,
             SmallVector<AxisRefAttr>({axis("a")}));
 }

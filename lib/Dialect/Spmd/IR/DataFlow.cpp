@@ -61,8 +61,7 @@ static std::optional<DataFlowEdge> getEdge(Operation *op, unsigned index) {
     // the result.
     for (Region &region : switchOp->getRegions())
       if (!region.empty())
-        if (auto yield =
-                dyn_cast<scf::YieldOp>(region.front().getTerminator()))
+        if (auto yield = dyn_cast<scf::YieldOp>(region.front().getTerminator()))
           edge.sources.push_back(yield.getResults()[index]);
     edge.targets = {edge.owner};
     return edge;

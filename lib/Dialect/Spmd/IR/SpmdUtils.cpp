@@ -78,8 +78,7 @@ TensorShardingAttr mlir::tessera::spmd::getFuncResultSharding(Operation *op,
       func.getResultAttr(index, SpmdDialect::kShardingAttrName));
 }
 
-MeshAttr mlir::tessera::spmd::getMesh(TensorShardingAttr sharding,
-                                      Value value,
+MeshAttr mlir::tessera::spmd::getMesh(TensorShardingAttr sharding, Value value,
                                       SymbolTableCollection *symbolTables) {
   if (!sharding)
     return {};

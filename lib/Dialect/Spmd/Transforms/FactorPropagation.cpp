@@ -22,8 +22,9 @@ using namespace mlir::tessera::spmd;
 // Axis-list helpers
 //===----------------------------------------------------------------------===//
 
-PrefixStatus mlir::tessera::spmd::isAxisListPrefixOf(
-    ArrayRef<AxisRefAttr> first, ArrayRef<AxisRefAttr> second) {
+PrefixStatus
+mlir::tessera::spmd::isAxisListPrefixOf(ArrayRef<AxisRefAttr> first,
+                                        ArrayRef<AxisRefAttr> second) {
   if (first.empty())
     return second.empty() ? PrefixStatus::Equal : PrefixStatus::StrictPrefix;
   if (first.size() > second.size())
@@ -38,10 +39,8 @@ PrefixStatus mlir::tessera::spmd::isAxisListPrefixOf(
                                             : PrefixStatus::NotAPrefix;
 }
 
-std::optional<AxisRefAttr>
-mlir::tessera::spmd::getPrefixWithoutOverlap(AxisRefAttr ref,
-                                             ArrayRef<AxisRefAttr> others,
-                                             MeshAttr mesh) {
+std::optional<AxisRefAttr> mlir::tessera::spmd::getPrefixWithoutOverlap(
+    AxisRefAttr ref, ArrayRef<AxisRefAttr> others, MeshAttr mesh) {
   AxisRefAttr result = ref;
   for (AxisRefAttr other : others) {
     if (!result.canCoexist(other))
@@ -89,8 +88,7 @@ std::optional<AxisPiece> pieceAt(ArrayRef<AxisRefAttr> axes, size_t index,
 /// Appends `piece` and every axis after `index` to `out`, merging
 /// consecutive sub-axes.
 template <typename VectorT>
-void appendRemaining(VectorT &out,
-                     std::optional<AxisPiece> piece,
+void appendRemaining(VectorT &out, std::optional<AxisPiece> piece,
                      ArrayRef<AxisRefAttr> axes, size_t index, MeshAttr mesh) {
   MLIRContext *ctx = mesh.getContext();
   while (piece) {
@@ -101,8 +99,8 @@ void appendRemaining(VectorT &out,
 
 /// Appends `axes` to a dimension's axes (merging the first with the last
 /// one there) and returns their total size.
-int64_t addAxesToDim(SmallVectorImpl<AxisRefAttr> &dim, ArrayRef<AxisRefAttr> axes,
-                     MeshAttr mesh) {
+int64_t addAxesToDim(SmallVectorImpl<AxisRefAttr> &dim,
+                     ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
   int64_t total = 1;
   for (auto [i, ref] : llvm::enumerate(axes)) {
     total *= ref.getSize(mesh);
@@ -159,16 +157,15 @@ TensorShardingAttr TensorFactorShardings::createTensorSharding(
     }
     dims.push_back(DimensionShardingAttr::get(ctx, axes, isClosed));
   }
-  return TensorShardingAttr::get(ctx, meshOrRef, dims, replicatedAxes,
-                                 unreducedAxes,
-                                 old ? old.getUnreducedKind()
-                                     : ReductionKind::Sum);
+  return TensorShardingAttr::get(
+      ctx, meshOrRef, dims, replicatedAxes, unreducedAxes,
+      old ? old.getUnreducedKind() : ReductionKind::Sum);
 }
 
-TensorFactorShardings
-ShardingProjection::project(TensorShardingAttr sharding,
-                            TensorMappingAttr mapping,
-                            ArrayRef<int64_t> factorSizes, MeshAttr mesh) {
+TensorFactorShardings ShardingProjection::project(TensorShardingAttr sharding,
+                                                  TensorMappingAttr mapping,
+                                                  ArrayRef<int64_t> factorSizes,
+                                                  MeshAttr mesh) {
   MLIRContext *ctx = mesh.getContext();
   TensorFactorShardings result;
   for (auto [dim, dimMapping] : llvm::enumerate(mapping.getDimMappings())) {
@@ -359,7 +356,8 @@ SmallVector<AxisRefAttr> BasicFactorPropagation::getCompatibleMajorAxes(
   return axes;
 }
 
-std::optional<AxisRefAttr> BasicFactorPropagation::prefixNoConflictsAcrossFactors(
+std::optional<AxisRefAttr>
+BasicFactorPropagation::prefixNoConflictsAcrossFactors(
     AxisRefAttr ref, const TensorFactorShardings &tensor,
     int64_t factorIndex) const {
   std::optional<AxisRefAttr> result = ref;
@@ -376,7 +374,8 @@ std::optional<AxisRefAttr> BasicFactorPropagation::prefixNoConflictsAcrossFactor
   return result;
 }
 
-std::optional<AxisRefAttr> BasicFactorPropagation::prefixNoConflictsWithinFactor(
+std::optional<AxisRefAttr>
+BasicFactorPropagation::prefixNoConflictsWithinFactor(
     AxisRefAttr ref, const TensorFactorShardings &tensor,
     const FactorSharding &factor, int64_t prevShardedSize, int64_t factorSize,
     MeshAttr mesh) const {
@@ -443,8 +442,8 @@ SmallVector<AxisRefAttr> BasicFactorPropagation::getCompatibleMajorShardingAxes(
   truncateAtNonAutoAxis(axes, mesh);
   truncateByConflicts(
       axes,
-      [&](AxisRefAttr ref, int64_t prevShardedSize)
-          -> std::optional<AxisRefAttr> {
+      [&](AxisRefAttr ref,
+          int64_t prevShardedSize) -> std::optional<AxisRefAttr> {
         std::optional<AxisRefAttr> result = ref;
         for (const TensorFactorShardings &tensor :
              llvm::concat<const TensorFactorShardings>(
@@ -517,9 +516,9 @@ UpdateTensorShardings AggressiveFactorPropagation::propagateFactorShardings(
     int64_t size = -1;
   };
   SmallVector<Source> sources(numFactors);
-  for (auto [t, tensor] : llvm::enumerate(
-           llvm::concat<const TensorFactorShardings>(projection.getOperands(),
-                                                     projection.getResults()))) {
+  for (auto [t, tensor] :
+       llvm::enumerate(llvm::concat<const TensorFactorShardings>(
+           projection.getOperands(), projection.getResults()))) {
     int64_t tensorSize = 1;
     for (const auto &[f, fs] : tensor.factorIndexToSharding)
       if (!ShapedType::isDynamic(factorSizes[f]))
@@ -538,7 +537,8 @@ UpdateTensorShardings AggressiveFactorPropagation::propagateFactorShardings(
       size *= ref.getSize(mesh);
     return size;
   };
-  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, numFactors));
+  SmallVector<int64_t> order =
+      llvm::to_vector(llvm::seq<int64_t>(0, numFactors));
   llvm::sort(order, [&](int64_t i, int64_t j) {
     int64_t iSize = isElementwise ? totalSize(axesPerFactor[i]) : 0;
     int64_t jSize = isElementwise ? totalSize(axesPerFactor[j]) : 0;
@@ -557,9 +557,8 @@ UpdateTensorShardings AggressiveFactorPropagation::propagateFactorShardings(
     truncateByConflicts(
         axes,
         [&](AxisRefAttr ref, int64_t prevShardedSize) {
-          return prefixNoConflictsWithinFactor(ref, tensor, fs,
-                                               prevShardedSize, factorSizes[f],
-                                               mesh);
+          return prefixNoConflictsWithinFactor(ref, tensor, fs, prevShardedSize,
+                                               factorSizes[f], mesh);
         },
         mesh, conservative);
     if (!isStrictPrefix(fs.axisRefs, axes))

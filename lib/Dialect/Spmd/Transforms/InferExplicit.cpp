@@ -145,8 +145,8 @@ private:
       dims.push_back(
           DimensionShardingAttr::get(ctx, all, /*isClosed=*/!hasAuto));
     }
-    return TensorShardingAttr::get(ctx, spec.meshRef, dims, {},
-                                   spec.unreduced, ReductionKind::Sum);
+    return TensorShardingAttr::get(ctx, spec.meshRef, dims, {}, spec.unreduced,
+                                   ReductionKind::Sum);
   }
 
   /// Python's repr of a frozenset of axis names: `frozenset({'x'})`.
@@ -179,8 +179,7 @@ private:
 
   /// JAX's checks of an `out_sharding` with unreduced axes on a
   /// contraction.
-  LogicalResult checkDotUnreducedOut(linalg::LinalgOp op,
-                                     ArrayRef<Spec> inputs,
+  LogicalResult checkDotUnreducedOut(linalg::LinalgOp op, ArrayRef<Spec> inputs,
                                      const Spec &given);
 
   /// JAX's check of an `out_sharding` with unreduced axes on a reduction:
@@ -396,8 +395,8 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
   SmallVector<Spec> results;
   bool isContraction = false;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    isContraction = linalgOp.getNumDpsInputs() == 2 &&
-                    linalgOp.getNumReductionLoops() > 0;
+    isContraction =
+        linalgOp.getNumDpsInputs() == 2 && linalgOp.getNumReductionLoops() > 0;
   if (*given) {
     results = std::move(**given);
     if (isContraction && !results.empty() && !results[0].unreduced.empty()) {
@@ -647,8 +646,8 @@ ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
   if (isLinalgContraction())
     return op->emitOpError("lhs or rhs passed to dot_general cannot be "
                            "unreduced. Got lhs=")
-           << avalString(inputs[0], op) << " and rhs="
-           << avalString(inputs[1], op);
+           << avalString(inputs[0], op)
+           << " and rhs=" << avalString(inputs[1], op);
   if (isa<arith::AddFOp, arith::AddIOp>(op)) {
     ArrayRef<AxisRefAttr> x = specs[0].unreduced, y = specs[1].unreduced;
     if (!x.empty() && !y.empty()) {
@@ -677,8 +676,8 @@ ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
                            "unreduced on. Got lhs="
                          : "RHS should be reduced along the same axes LHS is "
                            "unreduced on. Got lhs=")
-           << avalString(inputs[0], op) << " and rhs="
-           << avalString(inputs[1], op);
+           << avalString(inputs[0], op)
+           << " and rhs=" << avalString(inputs[1], op);
   }
   // A reduction of one input keeps its operand's partial sums.
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
@@ -707,11 +706,11 @@ static std::string reductionName(linalg::LinalgOp op) {
     return "reduce_sum";
   if (isa<arith::MulFOp, arith::MulIOp>(combiner))
     return "reduce_prod";
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp,
-          arith::MaxUIOp>(combiner))
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(
+          combiner))
     return "reduce_max";
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp,
-          arith::MinUIOp>(combiner))
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, arith::MinUIOp>(
+          combiner))
     return "reduce_min";
   return "reduce";
 }
@@ -741,8 +740,9 @@ LogicalResult ExplicitInference::checkReduceUnreducedOut(linalg::LinalgOp op,
   axes += "})";
   return op->emitOpError("out_sharding's unreduced axes should be in "
                          "operand's specs that were ")
-         << reductionName(op) << " over. Got operand="
-         << avalString(operand, op) << ", axes=" << axes
+         << reductionName(op)
+         << " over. Got operand=" << avalString(operand, op)
+         << ", axes=" << axes
          << ", unreduced_spec=" << frozensetString(given.unreduced);
 }
 
@@ -1405,8 +1405,7 @@ Specs ExplicitInference::inferScatter(tensor::ScatterOp op,
   ArrayRef<int64_t> scatterDims = op.getScatterDims();
   int64_t numQueries = op.getIndicesType().getRank() - 1;
   int64_t destRank = op.getDestType().getRank();
-  bool keepsOnes =
-      op.getSourceType().getRank() == numQueries + destRank;
+  bool keepsOnes = op.getSourceType().getRank() == numQueries + destRank;
   Spec result = dest;
   if (!result.mesh) {
     result.mesh = updates.mesh ? updates.mesh : indices.mesh;

@@ -1,4 +1,5 @@
-//===- Pipelines.cpp - the spmd pass pipelines -----------------------------===//
+//===- Pipelines.cpp - the spmd pass pipelines
+//-----------------------------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -123,7 +123,10 @@ struct Slot {
     if (manual && isInput)
       return manual->getOperand(index).getType();
     if (manual)
-      return manual.getBody().front().getTerminator()->getOperand(index)
+      return manual.getBody()
+          .front()
+          .getTerminator()
+          ->getOperand(index)
           .getType();
     return value.getType();
   }
@@ -316,8 +319,8 @@ private:
                         ArrayRef<Slot> results, OpShardingRuleAttr rule,
                         function_ref<PropagationDirection(int64_t)> direction,
                         bool isElementwise);
-  bool propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
-                         Slot target, PropagationDirection direction);
+  bool propagateIdentity(Operation *anchor, ArrayRef<Slot> sources, Slot target,
+                         PropagationDirection direction);
   PropagationDirection directionFor(const OpKind &kind, int64_t factor) {
     return (*currentDirection)(kind, factor);
   }
@@ -436,6 +439,20 @@ private:
              std::to_string(info.getSize());
     return StringAttr::get(module.getContext(), key).getValue();
   }
+  /// The origin recorded for `ref` (under `key`), or else for any piece of
+  /// the same axis (the whole axis or one of its sub-axes); null if none.
+  static const std::string *
+  findOrigin(const llvm::MapVector<StringRef, std::string> &origins,
+             AxisRefAttr ref, StringRef key) {
+    auto it = origins.find(key);
+    if (it != origins.end())
+      return &it->second;
+    std::string subAxisPrefix = (ref.getName() + ":(").str();
+    for (const auto &[candidate, origin] : origins)
+      if (candidate == ref.getName() || candidate.starts_with(subAxisPrefix))
+        return &origin;
+    return nullptr;
+  }
   llvm::MapVector<StringRef, std::string> &originsOf(const Slot &slot) {
     if (slot.func)
       return resultOrigins[{slot.func, slot.index}];
@@ -443,8 +460,9 @@ private:
       return valueOrigins[slot.manual.getBody().front().getArgument(
           slot.index)];
     if (slot.manual)
-      return valueOrigins[slot.manual.getBody().front().getTerminator()
-                              ->getOperand(slot.index)];
+      return valueOrigins
+          [slot.manual.getBody().front().getTerminator()->getOperand(
+              slot.index)];
     return valueOrigins[slot.value];
   }
 
@@ -537,8 +555,7 @@ void Propagation::notifyChanged(const Slot &slot) {
 bool Propagation::propagateTensors(
     Operation *anchor, ArrayRef<Slot> operands, ArrayRef<Slot> results,
     OpShardingRuleAttr rule,
-    function_ref<PropagationDirection(int64_t)> direction,
-    bool isElementwise) {
+    function_ref<PropagationDirection(int64_t)> direction, bool isElementwise) {
   // Every tensor must be on one mesh (or have no sharding yet). Shardings
   // on meshes with different names but equal axes and devices agree, and a
   // sharding on an empty mesh is replaced (its dims keep their closedness).
@@ -567,8 +584,8 @@ bool Propagation::propagateTensors(
       ArrayRef(shardings).take_front(operands.size());
   ArrayRef<TensorShardingAttr> resultShardings =
       ArrayRef(shardings).drop_front(operands.size());
-  ShardingProjection projection = ShardingProjection::build(
-      operandShardings, resultShardings, rule, mesh);
+  ShardingProjection projection =
+      ShardingProjection::build(operandShardings, resultShardings, rule, mesh);
   auto localDirection = [&](int64_t factor) {
     if (rule.isBlocked(factor) || (conservative && rule.isPermutation(factor)))
       return PropagationDirection::NONE;
@@ -606,8 +623,8 @@ bool Propagation::propagateTensors(
       if (fs.axisRefs == SmallVector<AxisRefAttr, 2>(oldAxes))
         continue;
       std::optional<int64_t> source;
-      ArrayRef<TensorFactorShardings> olds[2] = {
-          oldProjection->getOperands(), oldProjection->getResults()};
+      ArrayRef<TensorFactorShardings> olds[2] = {oldProjection->getOperands(),
+                                                 oldProjection->getResults()};
       for (int side = 0; side < 2 && !source; ++side)
         for (auto [i, candidate] : llvm::enumerate(olds[side])) {
           auto it = candidate.factorIndexToSharding.find(factor);
@@ -627,17 +644,8 @@ bool Propagation::propagateTensors(
         if (origins.count(key) || pieces.count(key))
           continue;
         // The source may hold the axis whole or as a larger sub-axis.
-        auto it = sourceOrigins.find(key);
-        if (it == sourceOrigins.end())
-          for (auto candidate = sourceOrigins.begin();
-               candidate != sourceOrigins.end(); ++candidate)
-            if (candidate->first == ref.getName() ||
-                candidate->first.starts_with((ref.getName() + ":(").str())) {
-              it = candidate;
-              break;
-            }
-        if (it != sourceOrigins.end())
-          pieces[key] = it->second;
+        if (const std::string *origin = findOrigin(sourceOrigins, ref, key))
+          pieces[key] = *origin;
       }
     }
     for (DimensionShardingAttr dim : updated.getDimShardings())
@@ -645,17 +653,8 @@ bool Propagation::propagateTensors(
         StringRef key = originKey(ref);
         if (origins.count(key))
           continue;
-        auto it = pieces.find(key);
-        if (it == pieces.end())
-          for (auto candidate = pieces.begin(); candidate != pieces.end();
-               ++candidate)
-            if (candidate->first == ref.getName() ||
-                candidate->first.starts_with((ref.getName() + ":(").str())) {
-              it = candidate;
-              break;
-            }
-        if (it != pieces.end())
-          origins[key] = it->second;
+        if (const std::string *origin = findOrigin(pieces, ref, key))
+          origins[key] = *origin;
       }
   };
   auto update = [&](const Slot &slot, TensorShardingAttr old,
@@ -663,10 +662,9 @@ bool Propagation::propagateTensors(
                     TensorMappingAttr mapping, int64_t tensorIndex) {
     TensorShardingAttr updated = tensor.createTensorSharding(
         mapping, rule.getFactorSizes(), meshRef, mesh, old);
-    bool emptyAxes = llvm::all_of(updated.getDimShardings(),
-                                  [](DimensionShardingAttr d) {
-                                    return d.emptyAxes();
-                                  });
+    bool emptyAxes =
+        llvm::all_of(updated.getDimShardings(),
+                     [](DimensionShardingAttr d) { return d.emptyAxes(); });
     if ((!old && emptyAxes) || updated == old)
       return;
     if (!setSlotSharding(slot, updated))
@@ -723,9 +721,7 @@ bool Propagation::propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
 
 void Propagation::visit(Operation *op) {
   current = op;
-  auto always = [&](int64_t) {
-    return directionFor(edgeKind(), -1);
-  };
+  auto always = [&](int64_t) { return directionFor(edgeKind(), -1); };
   // A function's returned values <-> its result attributes and the results
   // of its callers.
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -737,16 +733,14 @@ void Propagation::visit(Operation *op) {
       if (!isa<RankedTensorType>(value.getType()))
         continue;
       // Function results always propagate both ways (as Shardy does).
-      propagateIdentity(op, {Slot::ofValue(value)},
-                        Slot::ofFuncResult(func, i),
+      propagateIdentity(op, {Slot::ofValue(value)}, Slot::ofFuncResult(func, i),
                         PropagationDirection::BOTH);
       if (it == callers.end())
         continue;
       for (CallOpInterface call : it->second)
         if (i < call->getNumResults())
           propagateIdentity(op, {Slot::ofValue(value)},
-                            Slot::ofValue(call->getResult(i)),
-                            always(0));
+                            Slot::ofValue(call->getResult(i)), always(0));
     }
     return;
   }
@@ -878,8 +872,7 @@ void Propagation::importShardingGroups() {
     Value input = op.getInput();
     classes.insert(input);
     order.push_back(input);
-    auto [it, inserted] =
-        firstOfGroup.try_emplace(op.getGroupId(), input);
+    auto [it, inserted] = firstOfGroup.try_emplace(op.getGroupId(), input);
     if (!inserted)
       classes.unionSets(it->second, input);
   });
@@ -923,8 +916,7 @@ void Propagation::importShardingGroups() {
                            : first.getParentBlock()->getParentOp();
     owner->emitWarning("the initial shardings of the members of sharding "
                        "group ")
-        << id
-        << " do not match; each member gets an open sharding constraint";
+        << id << " do not match; each member gets an open sharding constraint";
     for (Value &member : members) {
       OpBuilder builder(module.getContext());
       builder.setInsertionPointAfterValue(member);
@@ -963,8 +955,8 @@ void Propagation::seedOrigins() {
   };
   // A value whose sharding a closed constraint gave it
   // (spmd-apply-sharding-constraints) has that constraint as its origin.
-  auto appliedConstraint = [&](Value value,
-                               TensorShardingAttr s) -> std::optional<std::string> {
+  auto appliedConstraint =
+      [&](Value value, TensorShardingAttr s) -> std::optional<std::string> {
     for (Operation *user : value.getUsers())
       if (auto constraint = dyn_cast<ShardingConstraintOp>(user))
         if (constraint.getSharding() == s)
@@ -1067,8 +1059,7 @@ void Propagation::saveOrigins() {
       return;
     }
     if (isa<ManualComputationOp>(op))
-      op->setAttr(kOriginName,
-                  StringAttr::get(ctx, manualNames.lookup(op)));
+      op->setAttr(kOriginName, StringAttr::get(ctx, manualNames.lookup(op)));
     if (op->getNumResults() == 0)
       return;
     SmallVector<Attribute> perResult;
@@ -1095,8 +1086,7 @@ void Propagation::saveOrigins() {
 /// replacement (or the same attribute).
 void transformShardings(
     ModuleOp module,
-    function_ref<TensorShardingAttr(TensorShardingAttr, Operation *,
-                                    unsigned)>
+    function_ref<TensorShardingAttr(TensorShardingAttr, Operation *, unsigned)>
         fn) {
   // Positions: arguments/in_shardings/results from 0, function results and
   // out_shardings from kSecond.
@@ -1239,9 +1229,9 @@ void SpmdPropagatePass::runOnOperation() {
           result = unionOf(result, d);
         }
         if (stage >= 3)
-          result = unionOf(result, kind.isBroadcast
-                                       ? PropagationDirection::BACKWARD
-                                       : PropagationDirection::BOTH);
+          result =
+              unionOf(result, kind.isBroadcast ? PropagationDirection::BACKWARD
+                                               : PropagationDirection::BOTH);
         if (stage >= 4)
           result = PropagationDirection::BOTH;
         return result;
@@ -1283,34 +1273,34 @@ void SpmdPropagatePass::runOnOperation() {
     runOpPriorities();
     for (const auto &entry : priorities) {
       int64_t priority = entry.first;
-      transformShardings(module, [&](TensorShardingAttr s, Operation *op,
-                                     unsigned position) {
-        TensorShardingAttr original = originals.lookup({op, position});
-        if (!original || original.getRank() != s.getRank())
-          return s;
-        SmallVector<DimensionShardingAttr> dims(s.getDimShardings());
-        llvm::SmallDenseSet<AxisRefAttr> restored;
-        for (auto [dim, orig] :
-             llvm::zip_equal(dims, original.getDimShardings())) {
-          if (orig.getPriority().value_or(0) != priority)
-            continue;
-          dim = dropPriority(orig);
-          restored.insert(orig.getAxes().begin(), orig.getAxes().end());
-        }
-        if (restored.empty() &&
-            llvm::none_of(original.getDimShardings(),
-                          [&](DimensionShardingAttr d) {
-                            return d.getPriority().value_or(0) == priority;
-                          }))
-          return s;
-        SmallVector<AxisRefAttr> replicated;
-        for (AxisRefAttr ref : s.getReplicatedAxes())
-          if (!restored.contains(ref))
-            replicated.push_back(ref);
-        return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims,
-                                       replicated, s.getUnreducedAxes(),
-                                       s.getUnreducedKind());
-      });
+      transformShardings(
+          module, [&](TensorShardingAttr s, Operation *op, unsigned position) {
+            TensorShardingAttr original = originals.lookup({op, position});
+            if (!original || original.getRank() != s.getRank())
+              return s;
+            SmallVector<DimensionShardingAttr> dims(s.getDimShardings());
+            llvm::SmallDenseSet<AxisRefAttr> restored;
+            for (auto [dim, orig] :
+                 llvm::zip_equal(dims, original.getDimShardings())) {
+              if (orig.getPriority().value_or(0) != priority)
+                continue;
+              dim = dropPriority(orig);
+              restored.insert(orig.getAxes().begin(), orig.getAxes().end());
+            }
+            if (restored.empty() &&
+                llvm::none_of(original.getDimShardings(),
+                              [&](DimensionShardingAttr d) {
+                                return d.getPriority().value_or(0) == priority;
+                              }))
+              return s;
+            SmallVector<AxisRefAttr> replicated;
+            for (AxisRefAttr ref : s.getReplicatedAxes())
+              if (!restored.contains(ref))
+                replicated.push_back(ref);
+            return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims,
+                                           replicated, s.getUnreducedAxes(),
+                                           s.getUnreducedKind());
+          });
       propagation.invalidate();
       runOpPriorities();
     }

@@ -92,3 +92,13 @@ func.func @reduce_unreduced_bad(%a: tensor<8x4xf32> {spmd.sharding = #spmd.shard
     }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
+func.func @dot_unreduced_max(%a: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %b: tensor<4x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  // expected-error @+1 {{`out_sharding` passed to `dot_general` can only contain unreduced of kind `sum`}}
+  %0 = linalg.matmul {spmd.out_sharding = #spmd.sharding<@mesh, [{}, {}], unreduced=max{"x"}>} ins(%a, %b : tensor<8x4xf32>, tensor<4x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

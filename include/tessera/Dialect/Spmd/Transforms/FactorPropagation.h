@@ -200,12 +200,10 @@ public:
 /// The basic strategy: every tensor gets the same compatible axes.
 class BasicFactorPropagation : public FactorPropagation {
 public:
-  UpdateTensorShardings
-  propagateFactorShardings(ShardingProjection &projection,
-                           DirectionAlongFactor directionAlongFactor,
-                           ArrayRef<int64_t> factorSizes, MeshAttr mesh,
-                           bool conservative,
-                           bool isElementwise) const override;
+  UpdateTensorShardings propagateFactorShardings(
+      ShardingProjection &projection, DirectionAlongFactor directionAlongFactor,
+      ArrayRef<int64_t> factorSizes, MeshAttr mesh, bool conservative,
+      bool isElementwise) const override;
 
   /// The compatible major axes of `factorIndex` before conflicts are
   /// removed: the tensors allowed by `direction` may extend the list, the
@@ -234,8 +232,8 @@ protected:
   /// `prevShardedSize`.
   std::optional<AxisRefAttr> prefixNoConflictsWithinFactor(
       AxisRefAttr ref, const TensorFactorShardings &tensor,
-      const FactorSharding &factor, int64_t prevShardedSize,
-      int64_t factorSize, MeshAttr mesh) const;
+      const FactorSharding &factor, int64_t prevShardedSize, int64_t factorSize,
+      MeshAttr mesh) const;
 
   /// Cuts `axes` at the first axis `removeConflicts` shortens or rejects.
   void truncateByConflicts(
@@ -248,12 +246,10 @@ protected:
 /// The aggressive strategy (Shardy's default).
 class AggressiveFactorPropagation : public BasicFactorPropagation {
 public:
-  UpdateTensorShardings
-  propagateFactorShardings(ShardingProjection &projection,
-                           DirectionAlongFactor directionAlongFactor,
-                           ArrayRef<int64_t> factorSizes, MeshAttr mesh,
-                           bool conservative,
-                           bool isElementwise) const override;
+  UpdateTensorShardings propagateFactorShardings(
+      ShardingProjection &projection, DirectionAlongFactor directionAlongFactor,
+      ArrayRef<int64_t> factorSizes, MeshAttr mesh, bool conservative,
+      bool isElementwise) const override;
 };
 
 } // namespace mlir::tessera::spmd
