@@ -21,9 +21,10 @@ PACKAGES := cmake ninja-build python3 clang-22 llvm-22-dev llvm-22-tools \
             libbenchmark-dev
 
 # Extra packages of the targets that need more than the build: clang's
-# sanitizer and libFuzzer runtimes.
+# sanitizer and libFuzzer runtimes; GNU time for the benchmarks' peak memory.
 ASAN_PACKAGES := libclang-rt-22-dev
 FUZZ_PACKAGES := libclang-rt-22-dev
+BENCH_PACKAGES := time
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
                -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) \
@@ -69,6 +70,7 @@ docs: configure
 	cmake --build $(BUILD) --target mlir-doc
 
 bench: build
+	$(MAKE) deps PACKAGES="$(PACKAGES) $(BENCH_PACKAGES)"
 	./bench/run.sh $(BUILD)
 
 # Builds everything with AddressSanitizer + UBSan and runs the whole suite.
