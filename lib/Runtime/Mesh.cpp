@@ -1,0 +1,749 @@
+//===- Mesh.cpp - devices, rendezvous and the watchdog ----------*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// The host API (Mesh), the device threads of a run, the rendezvous where the
+// members of a group meet, and the checks that turn divergent or deadlocked
+// programs into errors: signatures that differ, devices that finish while
+// others wait for them, every running device waiting, and the watchdog
+// timeout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Runtime/Mesh.h"
+
+#include "RuntimeImpl.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <set>
+#include <system_error>
+#include <thread>
+
+using namespace tessera::rt;
+using namespace tessera::rt::detail;
+
+thread_local CurrentDevice tessera::rt::detail::currentDevice;
+
+/// Meshes with more devices are refused (each device is a thread).
+static constexpr int64_t kMaxDevices = 1 << 16;
+/// Rounds of spinning (with a yield) before a waiting thread blocks.
+static constexpr int kSpinRounds = 64;
+/// The longest watchdog timeout honoured (longer ones wait this long).
+static constexpr double kMaxWatchdogSeconds = 1e7;
+
+const char *tessera::rt::getCollectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::Permute:
+    return "permute";
+  case CollectiveKind::Barrier:
+    return "barrier";
+  }
+  return "unknown";
+}
+
+/// The watchdog timeout of a new mesh: TESSERA_WATCHDOG_SECONDS, or 30 s.
+static double getDefaultWatchdogSeconds() {
+  if (const char *env = std::getenv("TESSERA_WATCHDOG_SECONDS")) {
+    char *end = nullptr;
+    double value = std::strtod(env, &end);
+    if (end != env && *end == '\0')
+      return value;
+    std::fprintf(stderr,
+                 "tessera runtime: ignoring TESSERA_WATCHDOG_SECONDS=\"%s\" "
+                 "(not a number)\n",
+                 env);
+  }
+  return 30;
+}
+
+/// "device 3" or "devices 0, 1, 2".
+static std::string describeDevices(const std::vector<int64_t> &ids) {
+  std::string text = ids.size() == 1 ? "device " : "devices ";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += std::to_string(ids[i]);
+  }
+  return text;
+}
+
+/// "%g" of a double.
+static std::string formatSeconds(double seconds) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%g", seconds);
+  return buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// PhaseBarrier
+//===----------------------------------------------------------------------===//
+
+void PhaseBarrier::arriveAndWait() {
+  if (expected <= 1)
+    return;
+  uint64_t gen = generation.load(std::memory_order_acquire);
+  if (count.fetch_add(1, std::memory_order_acq_rel) + 1 == expected) {
+    count.store(0, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      generation.store(gen + 1, std::memory_order_release);
+    }
+    cv.notify_all();
+    return;
+  }
+  for (int i = 0; i < kSpinRounds; ++i) {
+    if (generation.load(std::memory_order_acquire) != gen)
+      return;
+    std::this_thread::yield();
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  cv.wait(lock,
+          [&] { return generation.load(std::memory_order_acquire) != gen; });
+}
+
+//===----------------------------------------------------------------------===//
+// MeshImpl: groups and signatures
+//===----------------------------------------------------------------------===//
+
+MeshImpl::MeshImpl(const MeshSpec &meshSpec) : spec(meshSpec) {
+  numDevices = 1;
+  for (int64_t size : spec.axisSizes)
+    numDevices *= size;
+  if (spec.deviceIds.empty()) {
+    spec.deviceIds.resize(numDevices);
+    for (int64_t i = 0; i < numDevices; ++i)
+      spec.deviceIds[i] = i;
+  }
+  positionOf.resize(numDevices);
+  for (int64_t p = 0; p < numDevices; ++p)
+    positionOf[spec.deviceIds[p]] = p;
+  devices = std::vector<DeviceState>(numDevices);
+  size_t numAxes = spec.axisSizes.size();
+  for (int64_t d = 0; d < numDevices; ++d) {
+    DeviceState &state = devices[d];
+    state.coords.resize(numAxes);
+    int64_t rest = positionOf[d];
+    for (size_t a = numAxes; a-- > 0;) {
+      state.coords[a] = rest % spec.axisSizes[a];
+      rest /= spec.axisSizes[a];
+    }
+    state.memory = new MemoryBucket();
+  }
+  watchdogSeconds = getDefaultWatchdogSeconds();
+}
+
+MeshImpl::~MeshImpl() {
+  for (DeviceState &state : devices)
+    state.memory->release();
+}
+
+/// "x" for a whole axis, "x:(2)4" for a sub-axis.
+static std::string describePart(const MeshSpec &spec, const AxisPart &part) {
+  const std::string &name = spec.axisNames[part.axis];
+  if (part.pre == 1 && part.size == spec.axisSizes[part.axis])
+    return name;
+  return name + ":(" + std::to_string(part.pre) + ")" +
+         std::to_string(part.size);
+}
+
+std::string MeshImpl::parseParts(const int64_t *parts, int32_t numParts,
+                                 std::vector<AxisPart> &result) const {
+  result.clear();
+  if (numParts < 0)
+    return "negative number of axis parts " + std::to_string(numParts);
+  if (numParts > 0 && !parts)
+    return "null axis parts";
+  int64_t numAxes = spec.axisSizes.size();
+  for (int32_t i = 0; i < numParts; ++i) {
+    AxisPart part{parts[3 * i], parts[3 * i + 1], parts[3 * i + 2]};
+    if (part.axis < 0 || part.axis >= numAxes)
+      return "axis " + std::to_string(part.axis) +
+             " out of range (the mesh has " + std::to_string(numAxes) +
+             (numAxes == 1 ? " axis)" : " axes)");
+    int64_t axisSize = spec.axisSizes[part.axis];
+    const std::string &name = spec.axisNames[part.axis];
+    if (part.pre < 1 || part.size < 1 || part.pre > axisSize ||
+        part.size > axisSize || axisSize % (part.pre * part.size) != 0)
+      return "invalid part (pre " + std::to_string(part.pre) + ", size " +
+             std::to_string(part.size) + ") of axis \"" + name + "\" of size " +
+             std::to_string(axisSize) +
+             ": pre * size must divide the axis size";
+    result.push_back(part);
+  }
+  // Parts of one axis must cover disjoint ranges of its mixed-radix digits.
+  for (size_t i = 0; i < result.size(); ++i) {
+    for (size_t j = i + 1; j < result.size(); ++j) {
+      AxisPart lo = result[i], hi = result[j];
+      if (lo.axis != hi.axis || lo.size == 1 || hi.size == 1)
+        continue;
+      if (hi.pre < lo.pre)
+        std::swap(lo, hi);
+      if (hi.pre % (lo.pre * lo.size) != 0)
+        return "axis parts " + describePart(spec, result[i]) + " and " +
+               describePart(spec, result[j]) + " overlap";
+    }
+  }
+  return "";
+}
+
+int64_t MeshImpl::getGroup(int64_t device, const std::vector<AxisPart> &parts,
+                           std::vector<int64_t> *members) const {
+  const std::vector<int64_t> &coords = devices[device].coords;
+  int64_t rank = 0;
+  int64_t groupSize = 1;
+  for (const AxisPart &part : parts) {
+    rank = rank * part.size + (coords[part.axis] / part.pre) % part.size;
+    groupSize *= part.size;
+  }
+  if (!members)
+    return rank;
+  // The coordinates with every listed component zeroed; member i adds the
+  // components of i back.
+  std::vector<int64_t> base = coords;
+  for (const AxisPart &part : parts)
+    base[part.axis] -= ((coords[part.axis] / part.pre) % part.size) * part.pre;
+  members->resize(groupSize);
+  std::vector<int64_t> memberCoords;
+  for (int64_t i = 0; i < groupSize; ++i) {
+    memberCoords = base;
+    int64_t rest = i;
+    for (size_t p = parts.size(); p-- > 0;) {
+      memberCoords[parts[p].axis] += (rest % parts[p].size) * parts[p].pre;
+      rest /= parts[p].size;
+    }
+    int64_t position = 0;
+    for (size_t a = 0; a < memberCoords.size(); ++a)
+      position = position * spec.axisSizes[a] + memberCoords[a];
+    (*members)[i] = spec.deviceIds[position];
+  }
+  return rank;
+}
+
+std::string MeshImpl::describeParts(const std::vector<AxisPart> &parts) const {
+  std::string text = "{";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += describePart(spec, parts[i]);
+  }
+  return text + "}";
+}
+
+/// "4x8xf32".
+static std::string describeShape(const std::vector<int64_t> &shape,
+                                 int32_t dtype) {
+  std::string text;
+  for (int64_t dim : shape)
+    text += std::to_string(dim) + "x";
+  const char *name = getDtypeName(dtype);
+  return text + (name ? name : "?");
+}
+
+std::string MeshImpl::describe(const Signature &sig) const {
+  const char *reduction = getReductionName(sig.kind);
+  std::string red = reduction ? reduction : "?";
+  const char *dtype = getDtypeName(sig.dtype);
+  std::string over = " over " + describeParts(sig.parts) + ")";
+  switch (sig.op) {
+  case CollectiveKind::AllReduce:
+    return "(" + red + ", " + (dtype ? dtype : "?") + ", " +
+           std::to_string(sig.count) +
+           (sig.count == 1 ? " element" : " elements") + over;
+  case CollectiveKind::AllGather:
+    return "(" + describeShape(sig.shape, sig.dtype) + ", gather dim " +
+           std::to_string(sig.dim0) + over;
+  case CollectiveKind::ReduceScatter:
+    return "(" + red + ", " + describeShape(sig.shape, sig.dtype) +
+           ", scatter dim " + std::to_string(sig.dim0) + over;
+  case CollectiveKind::AllToAll:
+    return "(" + describeShape(sig.shape, sig.dtype) + ", split dim " +
+           std::to_string(sig.dim0) + ", concat dim " +
+           std::to_string(sig.dim1) + over;
+  case CollectiveKind::Permute: {
+    std::string text = "(" + std::to_string(sig.count) +
+                       (sig.count == 1 ? " byte, " : " bytes, ");
+    if (sig.pairs.empty())
+      text += "no pairs";
+    for (size_t i = 0; i < sig.pairs.size(); ++i)
+      text += (i ? ", " : "pairs ") + std::to_string(sig.pairs[i].first) +
+              "->" + std::to_string(sig.pairs[i].second);
+    return text + over;
+  }
+  case CollectiveKind::Barrier:
+    return "(" + over.substr(1);
+  }
+  return "()";
+}
+
+//===----------------------------------------------------------------------===//
+// MeshImpl: rendezvous and failure
+//===----------------------------------------------------------------------===//
+
+double MeshImpl::now() const {
+  return std::chrono::duration<double, std::micro>(Clock::now() - runStart)
+      .count();
+}
+
+void MeshImpl::fail(const std::string &message) {
+  std::lock_guard<std::mutex> guard(mutex);
+  failLocked(message);
+}
+
+void MeshImpl::failLocked(const std::string &message) {
+  if (failed.load(std::memory_order_relaxed))
+    return;
+  firstError = message;
+  failureUs = now();
+  failed.store(true, std::memory_order_release);
+  for (auto &entry : pending)
+    entry.second->cv.notify_all();
+  watchdogCv.notify_all();
+}
+
+/// Whether [a, a + aBytes) and [b, b + bBytes) overlap.
+static bool overlaps(const void *a, int64_t aBytes, const void *b,
+                     int64_t bBytes) {
+  if (aBytes <= 0 || bBytes <= 0)
+    return false;
+  auto x = reinterpret_cast<uintptr_t>(a);
+  auto y = reinterpret_cast<uintptr_t>(b);
+  return x < y + static_cast<uintptr_t>(bBytes) &&
+         y < x + static_cast<uintptr_t>(aBytes);
+}
+
+/// Whether the members must copy their inputs aside before the data phase
+/// because an output overlaps an input. An all_reduce member whose output is
+/// exactly its input is fine: every member reads and writes only its own
+/// slice of each buffer.
+static bool needsInputCopies(const Rendezvous &r, CollectiveKind op) {
+  for (const Slot &out : r.slots) {
+    for (const Slot &in : r.slots) {
+      if (!overlaps(out.out, out.outBytes, in.in, in.inBytes))
+        continue;
+      if (op == CollectiveKind::AllReduce && &out == &in && out.out == in.in)
+        continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The devices that arrived at `r` and those that did not, by device id, and
+/// the site of the lowest arrived device.
+static void splitMembers(const Rendezvous &r, std::vector<int64_t> &arrived,
+                         std::vector<int64_t> &missing, const char *&site) {
+  int64_t lowest = -1;
+  for (size_t i = 0; i < r.members.size(); ++i) {
+    int64_t device = r.members[i];
+    if (r.slots[i].arrived) {
+      arrived.push_back(device);
+      if (lowest < 0 || device < lowest) {
+        lowest = device;
+        site = r.slots[i].site;
+      }
+    } else {
+      missing.push_back(device);
+    }
+  }
+  std::sort(arrived.begin(), arrived.end());
+  std::sort(missing.begin(), missing.end());
+}
+
+/// "device 3 finished without reaching <site> that devices 0, 1 are waiting
+/// in".
+static std::string describeFinished(int64_t device, const Rendezvous &r) {
+  std::vector<int64_t> arrived, missing;
+  const char *site = "a collective";
+  splitMembers(r, arrived, missing, site);
+  return "device " + std::to_string(device) + " finished without reaching " +
+         site + " that " + describeDevices(arrived) +
+         (arrived.size() == 1 ? " is" : " are") + " waiting in";
+}
+
+std::string MeshImpl::describeWaiting() const {
+  std::string text;
+  for (const auto &entry : pending) {
+    const Rendezvous &r = *entry.second;
+    std::vector<int64_t> arrived, missing;
+    const char *site = "a collective";
+    splitMembers(r, arrived, missing, site);
+    if (arrived.empty())
+      continue;
+    if (!text.empty())
+      text += "; ";
+    text += describeDevices(arrived) + (arrived.size() == 1 ? " is" : " are") +
+            " waiting in " + site + " for " + describeDevices(missing) +
+            " that never arrived";
+  }
+  return text;
+}
+
+std::shared_ptr<Rendezvous>
+MeshImpl::arrive(int64_t device, int64_t rank,
+                 const std::vector<int64_t> &members, const Signature &sig,
+                 const char *site, const void *in, int64_t inBytes, void *out,
+                 int64_t outBytes) {
+  // The key: the member set and how often this device met it before. Every
+  // member counts its own calls, so the n-th call of each member meets.
+  std::vector<int64_t> key = members;
+  std::sort(key.begin(), key.end());
+  int64_t counter = devices[device].callCounters[key]++;
+  key.push_back(counter);
+
+  std::unique_lock<std::mutex> lock(mutex);
+  if (failed.load(std::memory_order_relaxed))
+    return nullptr;
+  std::shared_ptr<Rendezvous> &entry = pending[key];
+  if (!entry) {
+    entry = std::make_shared<Rendezvous>();
+    entry->members = members;
+    entry->slots.resize(members.size());
+    entry->barrier.init(members.size());
+  }
+  std::shared_ptr<Rendezvous> r = entry;
+
+  // Every member must make the same call.
+  for (size_t i = 0; i < r->slots.size(); ++i) {
+    const Slot &other = r->slots[i];
+    if (!other.arrived)
+      continue;
+    if (*other.sig == sig && r->members == members)
+      break;
+    int64_t otherDevice = r->members[i];
+    std::string mine = "device " + std::to_string(device) + " called " + site +
+                       " " + describe(sig);
+    std::string theirs = "device " + std::to_string(otherDevice) + " called " +
+                         other.site + " " + describe(*other.sig);
+    failLocked("devices diverged: " + (otherDevice < device
+                                           ? theirs + " but " + mine
+                                           : mine + " but " + theirs));
+    return nullptr;
+  }
+
+  Slot &slot = r->slots[rank];
+  slot.in = in;
+  slot.out = out;
+  slot.inBytes = inBytes;
+  slot.outBytes = outBytes;
+  slot.sig = &sig;
+  slot.site = site;
+  slot.arrival = Clock::now();
+  slot.arrived = true;
+  ++r->numArrived;
+
+  // A member that finished will never come.
+  for (size_t i = 0; i < r->slots.size(); ++i) {
+    if (!r->slots[i].arrived && devices[r->members[i]].finished) {
+      failLocked(describeFinished(r->members[i], *r));
+      return nullptr;
+    }
+  }
+
+  int64_t groupSize = r->members.size();
+  if (r->numArrived == groupSize) {
+    r->needsCopies = needsInputCopies(*r, sig.op);
+    r->complete.store(true, std::memory_order_release);
+    lastCompletion = Clock::now();
+    numWaiting -= groupSize - 1;
+    pending.erase(key);
+    lock.unlock();
+    r->cv.notify_all();
+    return r;
+  }
+
+  if (numWaiting++ == 0)
+    watchdogCv.notify_all();
+  if (numWaiting == numLive) {
+    failLocked("deadlock: every running device is waiting in a collective: " +
+               describeWaiting());
+    --numWaiting;
+    return nullptr;
+  }
+  lock.unlock();
+  for (int i = 0; i < kSpinRounds; ++i) {
+    if (r->complete.load(std::memory_order_acquire) || hasFailed())
+      break;
+    std::this_thread::yield();
+  }
+  lock.lock();
+  r->cv.wait(lock, [&] {
+    return r->complete.load(std::memory_order_relaxed) ||
+           failed.load(std::memory_order_relaxed);
+  });
+  // The device that completed the rendezvous stopped counting us as waiting.
+  if (r->complete.load(std::memory_order_relaxed))
+    return r;
+  --numWaiting;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// MeshImpl: runs
+//===----------------------------------------------------------------------===//
+
+void MeshImpl::finishDevice(int64_t device) {
+  std::lock_guard<std::mutex> guard(mutex);
+  devices[device].finished = true;
+  --numLive;
+  if (!failed.load(std::memory_order_relaxed)) {
+    for (const auto &entry : pending) {
+      const Rendezvous &r = *entry.second;
+      auto it = std::find(r.members.begin(), r.members.end(), device);
+      if (it != r.members.end() && !r.slots[it - r.members.begin()].arrived) {
+        failLocked(describeFinished(device, r));
+        break;
+      }
+    }
+  }
+  if (!failed.load(std::memory_order_relaxed) && numLive > 0 &&
+      numWaiting == numLive)
+    failLocked("deadlock: every running device is waiting in a collective: " +
+               describeWaiting());
+  watchdogCv.notify_all();
+}
+
+void MeshImpl::watch(std::unique_lock<std::mutex> &lock) {
+  while (numLive > 0) {
+    if (failed.load(std::memory_order_relaxed) || watchdogSeconds <= 0 ||
+        numWaiting == 0) {
+      watchdogCv.wait(lock);
+      continue;
+    }
+    // The stall began at the last completion or when the longest-waiting
+    // device arrived, whichever is later.
+    Clock::time_point oldest = Clock::time_point::max();
+    for (const auto &entry : pending)
+      for (const Slot &slot : entry.second->slots)
+        if (slot.arrived)
+          oldest = std::min(oldest, slot.arrival);
+    Clock::time_point stallStart = std::max(lastCompletion, oldest);
+    double seconds = std::min(watchdogSeconds, kMaxWatchdogSeconds);
+    Clock::time_point deadline =
+        stallStart + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(seconds));
+    if (Clock::now() >= deadline) {
+      failLocked("watchdog: no collective completed for " +
+                 formatSeconds(watchdogSeconds) + " s: " + describeWaiting());
+      continue;
+    }
+    watchdogCv.wait_until(lock, deadline);
+  }
+}
+
+bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
+  if (!fn) {
+    error = "no function to run";
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    pending.clear();
+    failed.store(false, std::memory_order_relaxed);
+    firstError.clear();
+    failureUs = 0;
+    numLive = numDevices;
+    numWaiting = 0;
+    runStart = lastCompletion = Clock::now();
+    for (DeviceState &state : devices) {
+      state.finished = false;
+      state.callCounters.clear();
+      state.trace.clear();
+      state.lastEventEndUs = 0;
+    }
+  }
+
+  auto deviceMain = [this, &fn](int64_t device) {
+    currentDevice = CurrentDevice{this, device};
+    try {
+      fn(device);
+    } catch (const std::exception &e) {
+      fail("device " + std::to_string(device) +
+           " threw an exception: " + e.what());
+    } catch (...) {
+      fail("device " + std::to_string(device) + " threw an exception");
+    }
+    if (traceEnabled)
+      traceEnd(device, now());
+    currentDevice = CurrentDevice{};
+    finishDevice(device);
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(numDevices);
+  for (int64_t d = 0; d < numDevices; ++d) {
+    try {
+      threads.emplace_back(deviceMain, d);
+    } catch (const std::system_error &e) {
+      fail("cannot start a thread for device " + std::to_string(d) + ": " +
+           e.what());
+      for (int64_t rest = d; rest < numDevices; ++rest)
+        finishDevice(rest);
+      break;
+    }
+  }
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    watch(lock);
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+
+  std::lock_guard<std::mutex> guard(mutex);
+  pending.clear();
+  if (!failed.load(std::memory_order_relaxed))
+    return true;
+  error = firstError;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+Mesh::Mesh() = default;
+Mesh::~Mesh() = default;
+
+std::unique_ptr<Mesh> Mesh::create(const MeshSpec &spec, std::string &error) {
+  if (spec.axisNames.size() != spec.axisSizes.size()) {
+    error = "the mesh has " + std::to_string(spec.axisNames.size()) +
+            " axis names but " + std::to_string(spec.axisSizes.size()) +
+            " axis sizes";
+    return nullptr;
+  }
+  std::set<std::string> names;
+  int64_t numDevices = 1;
+  for (size_t a = 0; a < spec.axisNames.size(); ++a) {
+    const std::string &name = spec.axisNames[a];
+    if (name.empty()) {
+      error = "axis " + std::to_string(a) + " has an empty name";
+      return nullptr;
+    }
+    if (!names.insert(name).second) {
+      error = "duplicate axis name: \"" + name + "\"";
+      return nullptr;
+    }
+    int64_t size = spec.axisSizes[a];
+    if (size < 1) {
+      error = "axis \"" + name + "\" has size " + std::to_string(size) +
+              "; sizes must be at least 1";
+      return nullptr;
+    }
+    if (size > kMaxDevices || numDevices * size > kMaxDevices) {
+      error =
+          "the mesh has more than " + std::to_string(kMaxDevices) + " devices";
+      return nullptr;
+    }
+    numDevices *= size;
+  }
+  if (!spec.deviceIds.empty()) {
+    if (static_cast<int64_t>(spec.deviceIds.size()) != numDevices) {
+      error = "the mesh has " + std::to_string(numDevices) + " devices but " +
+              std::to_string(spec.deviceIds.size()) + " device ids";
+      return nullptr;
+    }
+    std::vector<bool> seen(numDevices);
+    for (int64_t id : spec.deviceIds) {
+      if (id < 0 || id >= numDevices || seen[id]) {
+        error = "device ids are not a permutation of 0.." +
+                std::to_string(numDevices - 1) + ": " +
+                (id < 0 || id >= numDevices
+                     ? "id " + std::to_string(id) + " is out of range"
+                     : "id " + std::to_string(id) + " appears twice");
+        return nullptr;
+      }
+      seen[id] = true;
+    }
+  }
+  std::unique_ptr<Mesh> mesh(new Mesh());
+  mesh->impl = std::make_unique<MeshImpl>(spec);
+  return mesh;
+}
+
+int64_t Mesh::numDevices() const { return impl->numDevices; }
+
+const MeshSpec &Mesh::spec() const { return impl->spec; }
+
+std::vector<int64_t> Mesh::coordinates(int64_t device) const {
+  if (device < 0 || device >= impl->numDevices)
+    return {};
+  return impl->devices[device].coords;
+}
+
+int64_t Mesh::deviceAt(const std::vector<int64_t> &coords) const {
+  const std::vector<int64_t> &sizes = impl->spec.axisSizes;
+  if (coords.size() != sizes.size())
+    return -1;
+  int64_t position = 0;
+  for (size_t a = 0; a < sizes.size(); ++a) {
+    if (coords[a] < 0 || coords[a] >= sizes[a])
+      return -1;
+    position = position * sizes[a] + coords[a];
+  }
+  return impl->spec.deviceIds[position];
+}
+
+void Mesh::setWatchdogTimeout(double seconds) {
+  impl->watchdogSeconds = seconds;
+}
+
+double Mesh::getWatchdogTimeout() const { return impl->watchdogSeconds; }
+
+void Mesh::setTraceEnabled(bool enabled) { impl->traceEnabled = enabled; }
+
+bool Mesh::run(const std::function<void(int64_t device)> &fn,
+               std::string &error) {
+  return impl->run(fn, error);
+}
+
+DeviceStats Mesh::stats(int64_t device) const {
+  DeviceStats result;
+  if (device < 0 || device >= impl->numDevices)
+    return result;
+  const DeviceState &state = impl->devices[device];
+  result.peakBytes = state.memory->getPeak();
+  result.currentBytes = state.memory->getCurrent();
+  result.collectiveSeconds = state.collectiveSeconds;
+  for (int k = 0; k < kNumCollectiveKinds; ++k) {
+    result.callsByKind[k] = state.callsByKind[k];
+    result.bytesByKind[k] = state.bytesByKind[k];
+    result.collectiveCalls += state.callsByKind[k];
+    result.collectiveBytes += state.bytesByKind[k];
+  }
+  return result;
+}
+
+void Mesh::resetStats() {
+  for (DeviceState &state : impl->devices) {
+    std::fill(std::begin(state.callsByKind), std::end(state.callsByKind), 0);
+    std::fill(std::begin(state.bytesByKind), std::end(state.bytesByKind), 0);
+    state.collectiveSeconds = 0;
+    state.memory->resetPeak();
+  }
+}
+
+void Mesh::accountBuffer(int64_t device, int64_t bytes) {
+  if (device >= 0 && device < impl->numDevices && bytes > 0)
+    impl->devices[device].memory->add(bytes);
+}
+
+void Mesh::releaseBuffer(int64_t device, int64_t bytes) {
+  if (device >= 0 && device < impl->numDevices && bytes > 0)
+    impl->devices[device].memory->sub(bytes);
+}
+
+bool Mesh::writeTrace(const std::string &path, std::string &error) const {
+  return impl->writeTrace(path, error);
+}

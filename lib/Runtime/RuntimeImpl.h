@@ -1,0 +1,292 @@
+//===- RuntimeImpl.h - internals of the mesh-emulating runtime --*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by the files of lib/Runtime only: the mesh state behind Mesh, the
+// rendezvous where a group's members meet, call signatures, memory buckets
+// and the reduction kernels.
+//
+// A collective call goes through three steps:
+//   1. arrival (MeshImpl::arrive): under the mesh mutex the device publishes
+//      its buffers and signature in the group's rendezvous and waits until
+//      every member arrived (or the mesh failed). Groups meet by their member
+//      set and a per-device, per-member-set call counter, so independent
+//      groups never wait for each other.
+//   2. the data phase: each member reads the other members' buffers in place
+//      and writes its share of the results; it cannot block.
+//   3. departure: a barrier over the members, so that nobody reuses a buffer
+//      another member still reads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H
+#define TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H
+
+#include "tessera/Runtime/Mesh.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::rt::detail {
+
+using Clock = std::chrono::steady_clock;
+
+//===----------------------------------------------------------------------===//
+// Memory accounting
+//===----------------------------------------------------------------------===//
+
+/// Current and peak bytes of one device (or of the host). Reference counted:
+/// the mesh holds one reference and every live block another, so a block can
+/// be freed after its mesh is gone.
+class MemoryBucket {
+public:
+  void add(int64_t bytes);
+  void sub(int64_t bytes) {
+    current.fetch_sub(bytes, std::memory_order_relaxed);
+  }
+  int64_t getCurrent() const { return current.load(std::memory_order_relaxed); }
+  int64_t getPeak() const { return peak.load(std::memory_order_relaxed); }
+  /// Restarts the peak from the current bytes.
+  void resetPeak() { peak.store(getCurrent(), std::memory_order_relaxed); }
+  void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
+  /// Drops a reference; the last one deletes the bucket.
+  void release();
+
+private:
+  std::atomic<int64_t> current{0};
+  std::atomic<int64_t> peak{0};
+  std::atomic<int64_t> refs{1};
+};
+
+/// The bucket of blocks allocated outside any device thread.
+MemoryBucket &getHostBucket();
+
+//===----------------------------------------------------------------------===//
+// Dtypes and reductions
+//===----------------------------------------------------------------------===//
+
+/// The byte size of a TesseraRtDtype, or 0 if `dtype` is invalid.
+int64_t getDtypeSize(int32_t dtype);
+/// "f32", "bf16", ..., or nullptr if `dtype` is invalid.
+const char *getDtypeName(int32_t dtype);
+/// "sum", "prod", "max", "min", or nullptr if `kind` is invalid.
+const char *getReductionName(int32_t kind);
+
+/// Writes to each of `dsts[0..numDsts)` the element-wise reduction of
+/// `srcs[0..numSrcs)` (`n` elements each, combined in order; f16 and bf16
+/// accumulate in f32). A destination may alias a source only exactly (same
+/// pointer) and only if no other source aliases it. `dtype` and `kind` must
+/// be valid. With `stream`, the destinations are written with non-temporal
+/// stores (for results larger than the caches).
+void reduceBuffers(int32_t dtype, int32_t kind, const void *const *srcs,
+                   int64_t numSrcs, void *const *dsts, int64_t numDsts,
+                   int64_t n, bool stream);
+
+/// Results at least this large are written with non-temporal stores.
+constexpr int64_t kStreamingBytes = int64_t(8) << 20;
+
+//===----------------------------------------------------------------------===//
+// Calls and rendezvous
+//===----------------------------------------------------------------------===//
+
+/// One part of a group: the component (coord[axis] / pre) % size.
+struct AxisPart {
+  int64_t axis;
+  int64_t pre;
+  int64_t size;
+  bool operator==(const AxisPart &o) const {
+    return axis == o.axis && pre == o.pre && size == o.size;
+  }
+};
+
+/// What the members of a group must agree on (the data pointers aside).
+struct Signature {
+  CollectiveKind op = CollectiveKind::Barrier;
+  int32_t dtype = -1;
+  int32_t kind = -1;
+  /// The operand shape (all_gather, reduce_scatter, all_to_all).
+  std::vector<int64_t> shape;
+  /// gatherDim, scatterDim or splitDim; concatDim.
+  int64_t dim0 = -1;
+  int64_t dim1 = -1;
+  /// Elements (all_reduce) or bytes (permute).
+  int64_t count = 0;
+  std::vector<AxisPart> parts;
+  /// (source, target) ranks of a permute.
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+
+  bool operator==(const Signature &o) const {
+    return op == o.op && dtype == o.dtype && kind == o.kind &&
+           shape == o.shape && dim0 == o.dim0 && dim1 == o.dim1 &&
+           count == o.count && parts == o.parts && pairs == o.pairs;
+  }
+  bool operator!=(const Signature &o) const { return !(*this == o); }
+};
+
+/// A barrier for a fixed number of threads that spins briefly, then blocks.
+class PhaseBarrier {
+public:
+  void init(int64_t n) { expected = n; }
+  void arriveAndWait();
+
+private:
+  int64_t expected = 1;
+  std::atomic<int64_t> count{0};
+  std::atomic<uint64_t> generation{0};
+  std::mutex mutex;
+  std::condition_variable cv;
+};
+
+/// A member's entry in a rendezvous.
+struct Slot {
+  const void *in = nullptr;
+  void *out = nullptr;
+  int64_t inBytes = 0;
+  int64_t outBytes = 0;
+  const Signature *sig = nullptr;
+  const char *site = nullptr;
+  Clock::time_point arrival;
+  bool arrived = false;
+};
+
+/// Where the members of one group meet for one call.
+struct Rendezvous {
+  /// The device ids of the members, by rank.
+  std::vector<int64_t> members;
+  std::vector<Slot> slots;
+  int64_t numArrived = 0;
+  /// Set (under the mesh mutex) once every member arrived.
+  std::atomic<bool> complete{false};
+  /// Whether some member's output overlaps some member's input so that the
+  /// members must copy their inputs aside first.
+  bool needsCopies = false;
+  /// Signalled (with the mesh mutex) on completion and on failure.
+  std::condition_variable cv;
+  /// The barriers of the data phase.
+  PhaseBarrier barrier;
+};
+
+/// A trace event of one device (times in microseconds from the run start).
+struct TraceEvent {
+  std::string name;
+  double beginUs;
+  double endUs;
+  /// A collective kind, or -1 for compute.
+  int op;
+  int64_t bytes;
+  int64_t groupSize;
+};
+
+/// The state of one device.
+struct DeviceState {
+  std::vector<int64_t> coords;
+  MemoryBucket *memory = nullptr;
+  // Written by the device's thread during a run, read between runs.
+  int64_t callsByKind[kNumCollectiveKinds] = {};
+  int64_t bytesByKind[kNumCollectiveKinds] = {};
+  double collectiveSeconds = 0;
+  std::vector<TraceEvent> trace;
+  double lastEventEndUs = 0;
+  /// Calls made per member set (sorted device ids), this run.
+  std::map<std::vector<int64_t>, int64_t> callCounters;
+  // Guarded by the mesh mutex.
+  bool finished = false;
+};
+
+/// The state behind a Mesh.
+class MeshImpl {
+public:
+  MeshImpl(const MeshSpec &spec);
+  ~MeshImpl();
+
+  MeshSpec spec;
+  int64_t numDevices = 1;
+  /// The position in mesh order of each device id.
+  std::vector<int64_t> positionOf;
+  std::vector<DeviceState> devices;
+  double watchdogSeconds = 30;
+  bool traceEnabled = false;
+
+  /// Reads a C ABI part list; returns an error message, or "" on success.
+  std::string parseParts(const int64_t *parts, int32_t numParts,
+                         std::vector<AxisPart> &result) const;
+  /// The rank of `device` in its group over `parts`, and (if `members` is
+  /// set) the group's device ids by rank.
+  int64_t getGroup(int64_t device, const std::vector<AxisPart> &parts,
+                   std::vector<int64_t> *members) const;
+  /// "{x, y:(2)2}".
+  std::string describeParts(const std::vector<AxisPart> &parts) const;
+  /// "(sum, f32, 16 elements over {x})".
+  std::string describe(const Signature &sig) const;
+
+  /// Meets the other members of `members` (the group of `device`, by rank).
+  /// Returns the completed rendezvous, or nullptr if the mesh failed before
+  /// every member arrived.
+  std::shared_ptr<Rendezvous> arrive(int64_t device, int64_t rank,
+                                     const std::vector<int64_t> &members,
+                                     const Signature &sig, const char *site,
+                                     const void *in, int64_t inBytes, void *out,
+                                     int64_t outBytes);
+
+  /// Fails the mesh with `message` unless it already failed.
+  void fail(const std::string &message);
+  bool hasFailed() const { return failed.load(std::memory_order_acquire); }
+
+  /// Microseconds since the start of the current run.
+  double now() const;
+
+  /// Runs `fn` on every device (Mesh::run).
+  bool run(const std::function<void(int64_t)> &fn, std::string &error);
+
+  /// Appends to `device`'s trace the compute span since its last event and
+  /// the collective call `site` from `beginUs` to `endUs`.
+  void traceCall(int64_t device, const char *site, CollectiveKind op,
+                 double beginUs, double endUs, int64_t bytes,
+                 int64_t groupSize);
+  /// Appends to `device`'s trace the compute span up to `endUs`, where its
+  /// function returned.
+  void traceEnd(int64_t device, double endUs);
+  /// Mesh::writeTrace.
+  bool writeTrace(const std::string &path, std::string &error) const;
+
+  /// The first error of the last run.
+  std::string firstError;
+  double failureUs = 0;
+
+private:
+  void failLocked(const std::string &message);
+  void finishDevice(int64_t device);
+  void watch(std::unique_lock<std::mutex> &lock);
+  std::string describeWaiting() const;
+
+  std::mutex mutex;
+  std::condition_variable watchdogCv;
+  std::atomic<bool> failed{false};
+  /// Rendezvous some member arrived at, by member set plus call counter.
+  std::map<std::vector<int64_t>, std::shared_ptr<Rendezvous>> pending;
+  int64_t numLive = 0;
+  int64_t numWaiting = 0;
+  Clock::time_point runStart;
+  Clock::time_point lastCompletion;
+};
+
+/// The mesh and device of the calling thread (none outside device threads).
+struct CurrentDevice {
+  MeshImpl *mesh = nullptr;
+  int64_t device = -1;
+};
+extern thread_local CurrentDevice currentDevice;
+
+} // namespace tessera::rt::detail
+
+#endif // TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H

@@ -1,0 +1,165 @@
+//===- MemoryTest.cpp - allocation, accounting and counters ---------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Tests tessera_rt_alloc and friends (alignment, per-device current and peak
+// bytes, frees from another thread, the host bucket, host-owned buffers) and
+// the per-device collective counters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+#include <cstring>
+
+using namespace tessera::rt;
+using namespace tessera::rt::test;
+
+TEST(MemoryTest, Alignment) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  runOk(*mesh, [&](int64_t) {
+    for (int64_t alignment : {1, 2, 8, 16, 64, 256, 4096}) {
+      void *p = tessera_rt_aligned_alloc(alignment, 100);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % alignment, 0u) << alignment;
+      std::memset(p, 0xab, 100);
+      tessera_rt_free(p);
+    }
+    void *p = tessera_rt_alloc(33);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    tessera_rt_free(p);
+    // Not a power of two: rounded up (to 64).
+    void *q = tessera_rt_aligned_alloc(48, 10);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % 64, 0u);
+    tessera_rt_free(q);
+    void *empty = tessera_rt_alloc(0);
+    EXPECT_NE(empty, nullptr);
+    tessera_rt_free(empty);
+    tessera_rt_free(nullptr);
+  });
+}
+
+TEST(MemoryTest, PeakPerDevice) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  runOk(*mesh, [&](int64_t d) {
+    if (d == 0) {
+      void *a = tessera_rt_alloc(1000);
+      void *b = tessera_rt_aligned_alloc(4096, 500);
+      tessera_rt_free(a);
+      void *c = tessera_rt_alloc(200);
+      tessera_rt_free(b);
+      tessera_rt_free(c);
+    } else {
+      void *a = tessera_rt_alloc(4096);
+      tessera_rt_free(a);
+    }
+  });
+  EXPECT_EQ(mesh->stats(0).peakBytes, 1500);
+  EXPECT_EQ(mesh->stats(0).currentBytes, 0);
+  EXPECT_EQ(mesh->stats(1).peakBytes, 4096);
+  EXPECT_EQ(mesh->stats(1).currentBytes, 0);
+}
+
+TEST(MemoryTest, FreeOnAnotherThreadReleasesTheDevice) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  std::vector<void *> results(2);
+  runOk(*mesh,
+        [&](int64_t d) { results[d] = tessera_rt_alloc(128 * (d + 1)); });
+  EXPECT_EQ(mesh->stats(0).currentBytes, 128);
+  EXPECT_EQ(mesh->stats(1).currentBytes, 256);
+  DeviceStats hostBefore = getHostMemoryStats();
+  tessera_rt_free(results[1]);
+  EXPECT_EQ(mesh->stats(1).currentBytes, 0);
+  EXPECT_EQ(getHostMemoryStats().currentBytes, hostBefore.currentBytes);
+  // A block may outlive its mesh.
+  mesh.reset();
+  tessera_rt_free(results[0]);
+}
+
+TEST(MemoryTest, HostBucket) {
+  DeviceStats before = getHostMemoryStats();
+  void *p = tessera_rt_alloc(777);
+  EXPECT_EQ(getHostMemoryStats().currentBytes, before.currentBytes + 777);
+  EXPECT_GE(getHostMemoryStats().peakBytes, before.currentBytes + 777);
+  tessera_rt_free(p);
+  EXPECT_EQ(getHostMemoryStats().currentBytes, before.currentBytes);
+}
+
+TEST(MemoryTest, HostBuffersCountTowardsThePeak) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  mesh->accountBuffer(1, 10000);
+  runOk(*mesh, [&](int64_t d) { tessera_rt_free(tessera_rt_alloc(100)); });
+  EXPECT_EQ(mesh->stats(0).peakBytes, 100);
+  EXPECT_EQ(mesh->stats(1).peakBytes, 10100);
+  EXPECT_EQ(mesh->stats(1).currentBytes, 10000);
+  mesh->releaseBuffer(1, 10000);
+  EXPECT_EQ(mesh->stats(1).currentBytes, 0);
+  // Peaks accumulate over runs until resetStats.
+  runOk(*mesh, [&](int64_t d) { tessera_rt_free(tessera_rt_alloc(50)); });
+  EXPECT_EQ(mesh->stats(1).peakBytes, 10100);
+  mesh->resetStats();
+  EXPECT_EQ(mesh->stats(1).peakBytes, 0);
+  runOk(*mesh, [&](int64_t d) { tessera_rt_free(tessera_rt_alloc(50)); });
+  EXPECT_EQ(mesh->stats(1).peakBytes, 50);
+}
+
+TEST(MemoryTest, ForeignPointerIsAnError) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  std::vector<char> storage(128, 0);
+  std::string error =
+      runFail(*mesh, [&](int64_t) { tessera_rt_free(storage.data() + 64); });
+  EXPECT_NE(error.find("device 0: tessera_rt_free: "), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("was not allocated by tessera_rt_alloc"),
+            std::string::npos)
+      << error;
+}
+
+TEST(MemoryTest, NegativeSizeIsAnError) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  void *p = reinterpret_cast<void *>(1);
+  std::string error =
+      runFail(*mesh, [&](int64_t) { p = tessera_rt_alloc(-5); });
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(error, "device 0: tessera_rt_alloc: negative size -5");
+}
+
+TEST(MemoryTest, CollectiveCounters) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {4});
+  std::vector<int64_t> parts = {0, 1, 4};
+  runOk(*mesh, [&](int64_t d) {
+    std::vector<float> in(16, 1), out(64);
+    for (int i = 0; i < 3; ++i)
+      tessera_rt_all_reduce(in.data(), out.data(), 16, TESSERA_RT_F32,
+                            TESSERA_RT_SUM, parts.data(), 1, "ar");
+    int64_t shape[] = {16};
+    tessera_rt_all_gather(in.data(), out.data(), shape, 1, TESSERA_RT_F32, 0,
+                          parts.data(), 1, "ag");
+    tessera_rt_barrier(parts.data(), 1, "barrier");
+    int64_t src = 0, dst = 1;
+    tessera_rt_permute(in.data(), out.data(), 8, &src, &dst, 1, parts.data(), 1,
+                       "permute");
+  });
+  for (int64_t d = 0; d < 4; ++d) {
+    DeviceStats stats = mesh->stats(d);
+    EXPECT_EQ(stats.collectiveCalls, 6);
+    EXPECT_EQ(stats.collectiveBytes, 3 * 64 + 64 + 8);
+    EXPECT_EQ(stats.callsByKind[int(CollectiveKind::AllReduce)], 3);
+    EXPECT_EQ(stats.bytesByKind[int(CollectiveKind::AllReduce)], 192);
+    EXPECT_EQ(stats.callsByKind[int(CollectiveKind::AllGather)], 1);
+    EXPECT_EQ(stats.callsByKind[int(CollectiveKind::Barrier)], 1);
+    EXPECT_EQ(stats.bytesByKind[int(CollectiveKind::Barrier)], 0);
+    EXPECT_EQ(stats.callsByKind[int(CollectiveKind::Permute)], 1);
+    EXPECT_EQ(stats.callsByKind[int(CollectiveKind::ReduceScatter)], 0);
+    EXPECT_GE(stats.collectiveSeconds, 0);
+  }
+  // Counters accumulate over runs until resetStats.
+  runOk(*mesh,
+        [&](int64_t) { tessera_rt_barrier(parts.data(), 1, "barrier"); });
+  EXPECT_EQ(mesh->stats(2).collectiveCalls, 7);
+  mesh->resetStats();
+  EXPECT_EQ(mesh->stats(2).collectiveCalls, 0);
+  EXPECT_EQ(mesh->stats(2).collectiveBytes, 0);
+}
