@@ -6,8 +6,10 @@
 
 #include "tessera/InitAllPasses.h"
 
+#include "tessera/Conversion/Passes.h"
 #include "tessera/Dialect/Poly/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllPasses.h"
 
@@ -18,4 +20,6 @@ void mlir::tessera::registerAllPasses() {
   spmd::registerSpmdPasses();
   spmd::registerTesseraPropagatePipeline();
   poly::registerPolyPasses();
+  registerTesseraConversionPasses();
+  registerTesseraCpuPipeline();
 }
