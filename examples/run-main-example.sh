@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Runs Tessera's main example: parses and verifies the sharded MLP, prints
-# it back in canonical form, then shows the JAX-style type of every value
-# (`jax.typeof`) as computed by `tessera-opt --spmd-print-types`; then a
-# shape-polymorphic function: its symbolic types and its specialization.
+# Runs Tessera's main example: the two-layer MLP with data and tensor
+# parallelism, compiled and run on an emulated 4x2 mesh and checked against
+# a single-device run (tessera-run --check --show-sharding --stats); then
+# the explicit-mode MLP parsed, verified and typed (`jax.typeof` of every
+# value with `tessera-opt --spmd-print-types`), and a shape-polymorphic
+# function: its symbolic types and its specialization.
 set -euo pipefail
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
 OPT="$BUILD/bin/tessera-opt"
+RUN="$BUILD/bin/tessera-run"
 EXAMPLE="$HERE/mlp.mlir"
+
+echo "== examples/run/mlp.mlir on the emulated 4x2 mesh"
+echo "   (tessera-run --random-inputs --check --show-sharding --stats)"
+"$RUN" "$HERE/run/mlp.mlir" --random-inputs --seed 0 --check --show-sharding --stats
+echo
 
 echo "== examples/mlp.mlir: parsed and verified global-view program"
 "$OPT" "$EXAMPLE"

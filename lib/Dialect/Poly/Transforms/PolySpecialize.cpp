@@ -961,8 +961,11 @@ struct PolySpecializePass
       return signalPassFailure();
     Specializer specializer(module, *patterns);
     if (failed(specializer.run(
-            bindings.hasValue() ? &bindings.getValue() : nullptr,
-            argShapes.hasValue() ? &argShapes.getValue() : nullptr)))
+            // An empty option is an absent one (options built in C++ have
+            // every value set).
+            !bindings.getValue().empty() ? &bindings.getValue() : nullptr,
+            !argShapes.getValue().empty() ? &argShapes.getValue()
+                                          : nullptr)))
       signalPassFailure();
   }
 

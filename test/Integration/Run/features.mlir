@@ -1,0 +1,31 @@
+// The tool's outputs: .npy results, timing, traces, emitted code.
+// RUN: python3 %S/Inputs/npy.py iota 4x2 f32 %t.a.npy
+// RUN: rm -rf %t.out && tessera-run %s --input 0=%t.a.npy --output-dir %t.out | FileCheck %s
+// RUN: tessera-run %s --input 0=%t.out/result0.npy --output-dir %t.again --print-results | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: tessera-run %s --random-inputs --repeat 5 --timing | FileCheck %s --check-prefix=TIMING
+// RUN: tessera-run %s --random-inputs --trace %t.json && FileCheck %s --check-prefix=TRACE < %t.json
+// RUN: tessera-run %s --random-inputs --emit=mlir | FileCheck %s --check-prefix=EMIT-MLIR
+// RUN: tessera-run %s --random-inputs --emit=llvm | FileCheck %s --check-prefix=EMIT-LLVM
+// RUN: tessera-run %s --random-inputs --emit=obj -o %t.o && test -s %t.o
+
+// CHECK: result0: f32[4,2] = [0, 2, 4, 6, 8, 10, 12, 14]
+// The first run's result, read back and doubled again.
+// ROUNDTRIP: result0: f32[4,2] = [0, 4, 8, 12, 16, 20, 24, 28]
+// TIMING: compile: {{[0-9.]+}} ms
+// TIMING-NEXT: run: median {{[0-9.]+}} ms, min {{[0-9.]+}} ms, max {{[0-9.]+}} ms over 5 runs
+// TRACE: "traceEvents"
+// TRACE-DAG: "name":"device 0"
+// TRACE-DAG: "name":"comm.all_gather at
+// EMIT-MLIR: llvm.func @_mlir_ciface_main
+// EMIT-MLIR: llvm.call @tessera_rt_all_gather
+// EMIT-LLVM: define {{.*}}@_mlir_ciface_main
+// EMIT-LLVM: call void @tessera_rt_all_gather
+spmd.mesh @mesh = <["x"=2]>
+func.func @main(%a: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %0 = spmd.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {}]>]
+      out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%l: tensor<2x2xf32>) {
+    %d = arith.addf %l, %l : tensor<2x2xf32>
+    spmd.return %d : tensor<2x2xf32>
+  } : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
