@@ -6,6 +6,7 @@
 
 #include "Driver.h"
 
+#include "tessera/Conversion/RuntimeTypes.h"
 #include "tessera/Dialect/Poly/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
@@ -50,6 +51,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 
 using namespace mlir;
@@ -176,36 +178,7 @@ int fail(const llvm::Twine &message) {
 }
 
 /// An element type's runtime dtype.
-std::optional<DType> getDType(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isIndex())
-    return DType::I64;
-  auto integer = dyn_cast<IntegerType>(type);
-  if (!integer)
-    return std::nullopt;
-  bool u = integer.isUnsigned();
-  switch (integer.getWidth()) {
-  case 1:
-    return DType::I1;
-  case 8:
-    return u ? DType::U8 : DType::I8;
-  case 16:
-    return u ? DType::U16 : DType::I16;
-  case 32:
-    return u ? DType::U32 : DType::I32;
-  case 64:
-    return u ? DType::U64 : DType::I64;
-  default:
-    return std::nullopt;
-  }
-}
+std::optional<DType> getDType(Type type) { return getRuntimeDType(type); }
 
 std::string typeString(Type type) {
   std::string text;
@@ -630,9 +603,57 @@ LogicalResult prepareGlobalView(ModuleOp module, func::FuncOp entry,
   });
 }
 
+/// How inputs and results are laid out over the devices: with `perDevice`
+/// the entry takes and returns local blocks (its whole body was a manual
+/// computation over every mesh axis); otherwise every device gets and
+/// returns whole arrays.
+struct EntryLayouts {
+  bool perDevice = false;
+  std::vector<ShardLayout> args, results;
+  /// The shardings as written, for --show-sharding.
+  std::vector<std::string> argText, resultText;
+};
+
+ShardLayout getLayout(spmd::TensorShardingAttr sharding, spmd::MeshAttr mesh,
+                      int64_t rank);
+std::string attrString(Attribute attr);
+
 /// Lowers the global-view module to the per-device LLVM-dialect program.
-LogicalResult lowerToDevice(ModuleOp module, StringRef entryName) {
+FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName) {
   auto entry = module.lookupSymbol<func::FuncOp>(entryName);
+  SmallVector<int64_t> argRanks, resultRanks;
+  for (Type type : entry.getArgumentTypes())
+    argRanks.push_back(cast<RankedTensorType>(type).getRank());
+  for (Type type : entry.getResultTypes())
+    resultRanks.push_back(cast<RankedTensorType>(type).getRank());
+  spmd::SpmdLowerReplicatedPassOptions replicated;
+  replicated.localEntry = entryName.str();
+  if (failed(runPasses(module, [&](OpPassManager &pm) {
+        pm.addPass(spmd::createSpmdLowerReplicatedPass(replicated));
+      })))
+    return failure();
+
+  // A per-device entry: the layouts of its blocks.
+  EntryLayouts layouts;
+  if (auto attr = entry->getAttrOfType<ArrayAttr>("tessera.per_device")) {
+    SymbolTableCollection symbols;
+    layouts.perDevice = true;
+    auto addAll = [&](Attribute shardings, ArrayRef<int64_t> ranks,
+                      std::vector<ShardLayout> &out,
+                      std::vector<std::string> &text) {
+      for (auto [sharding, rank] : llvm::zip(
+               cast<spmd::TensorShardingPerValueAttr>(shardings).getShardings(),
+               ranks)) {
+        out.push_back(
+            getLayout(sharding, sharding.getMesh(entry, &symbols), rank));
+        text.push_back(attrString(sharding));
+      }
+    };
+    addAll(attr[0], argRanks, layouts.args, layouts.argText);
+    addAll(attr[1], resultRanks, layouts.results, layouts.resultText);
+    entry->removeAttr("tessera.per_device");
+  }
+
   entry->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
   // Inputs may be shared between devices: the program must not write them.
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
@@ -640,11 +661,12 @@ LogicalResult lowerToDevice(ModuleOp module, StringRef entryName) {
                      BoolAttr::get(module.getContext(), false));
   TesseraCpuPipelineOptions cpu;
   cpu.vectorize = !options->scalarLoops;
-  return runPasses(module, [&](OpPassManager &pm) {
-    pm.addPass(spmd::createSpmdLowerReplicatedPass());
-    pm.addPass(createCanonicalizerPass());
-    buildTesseraCpuPipeline(pm, cpu);
-  });
+  if (failed(runPasses(module, [&](OpPassManager &pm) {
+        pm.addPass(createCanonicalizerPass());
+        buildTesseraCpuPipeline(pm, cpu);
+      })))
+    return failure();
+  return layouts;
 }
 
 /// A target machine for the host CPU (its features detected, not assumed).
@@ -806,29 +828,47 @@ struct RunResult {
   std::vector<double> seconds;
 };
 
-/// Runs `compiled` `repeat` times on `mesh`: every device gets every input
-/// whole (global-view values are replicated); returns each device's results.
+/// Runs `compiled` `repeat` times on `mesh`. A per-device entry gets each
+/// device's blocks of the inputs (scattered by `layouts.args`); otherwise
+/// every device gets every input whole (shared, read only). Returns each
+/// device's results.
 FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
+                               const EntryLayouts &layouts,
                                ArrayRef<HostArray> inputs, unsigned repeat,
                                bool traceLast) {
   int64_t numDevices = mesh.numDevices();
   RunResult result;
   result.perDevice.resize(numDevices);
-  std::vector<std::string> deviceErrors(numDevices);
+  // The arrays each device gets.
+  std::vector<std::vector<HostArray>> blocks(numDevices);
+  std::vector<std::vector<const HostArray *>> deviceInputs(numDevices);
+  for (int64_t d = 0; d < numDevices; ++d) {
+    if (layouts.perDevice) {
+      std::vector<int64_t> coords = mesh.coordinates(d);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        blocks[d].push_back(
+            rt::extractBlock(inputs[i], layouts.args[i], coords));
+      for (const HostArray &block : blocks[d])
+        deviceInputs[d].push_back(&block);
+    } else {
+      for (const HostArray &input : inputs)
+        deviceInputs[d].push_back(&input);
+    }
+  }
   for (unsigned iteration = 0; iteration < repeat; ++iteration) {
     bool last = iteration + 1 == repeat;
     mesh.setTraceEnabled(last && traceLast);
     mesh.resetStats();
     for (int64_t d = 0; d < numDevices; ++d)
-      for (const HostArray &input : inputs)
-        mesh.accountBuffer(d, input.getNumBytes());
+      for (const HostArray *input : deviceInputs[d])
+        mesh.accountBuffer(d, input->getNumBytes());
     auto fn = [&](int64_t device) {
       std::vector<int64_t> words;
       std::vector<size_t> argOffsets;
-      for (const HostArray &input : inputs) {
+      for (const HostArray *input : deviceInputs[device]) {
         argOffsets.push_back(words.size());
-        appendDescriptor(words, const_cast<uint8_t *>(input.data()),
-                         input.getShape());
+        appendDescriptor(words, const_cast<uint8_t *>(input->data()),
+                         input->getShape());
       }
       size_t resultWords = 0;
       for (const ValueInfo &r : compiled.results)
@@ -844,21 +884,21 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
       for (void *&p : pointers)
         args.push_back(&p);
       compiled.function(args.data());
-      if (!last && iteration + 1 != repeat)
-        return;
-      // Copy the results out and free their buffers (once each: results
-      // may share one).
+      // Copy the results out (on the last run) and free their buffers (once
+      // each: results may share one).
       std::vector<HostArray> outputs;
       std::vector<int64_t> freed;
       size_t offset = 0;
       for (const ValueInfo &r : compiled.results) {
         const int64_t *desc = resultBuffer.data() + offset;
-        outputs.push_back(readResult(desc, r.type.getRank(), r.dtype));
+        if (last)
+          outputs.push_back(readResult(desc, r.type.getRank(), r.dtype));
         offset += 3 + 2 * r.type.getRank();
         int64_t allocated = desc[0];
-        bool isInput = llvm::any_of(inputs, [&](const HostArray &in) {
-          return reinterpret_cast<int64_t>(in.data()) == allocated;
-        });
+        bool isInput =
+            llvm::any_of(deviceInputs[device], [&](const HostArray *in) {
+              return reinterpret_cast<int64_t>(in->data()) == allocated;
+            });
         // 0xdeadbeef marks a constant global's buffer.
         if (allocated && allocated != 0xdeadbeef && !isInput &&
             !llvm::is_contained(freed, allocated)) {
@@ -866,15 +906,16 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
           tessera_rt_free(reinterpret_cast<void *>(allocated));
         }
       }
-      result.perDevice[device] = std::move(outputs);
+      if (last)
+        result.perDevice[device] = std::move(outputs);
     };
     std::string error;
     auto start = std::chrono::steady_clock::now();
     bool ok = mesh.run(fn, error);
     auto end = std::chrono::steady_clock::now();
     for (int64_t d = 0; d < numDevices; ++d)
-      for (const HostArray &input : inputs)
-        mesh.releaseBuffer(d, input.getNumBytes());
+      for (const HostArray *input : deviceInputs[d])
+        mesh.releaseBuffer(d, input->getNumBytes());
     if (!ok) {
       fail("the program failed on the emulated mesh: " + error);
       return failure();
@@ -885,19 +926,48 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
   return result;
 }
 
-/// The results as global arrays: with replicated global-view values every
-/// device must hold the same result.
-FailureOr<std::vector<HostArray>> gatherResults(const RunResult &run) {
-  const auto &first = run.perDevice.front();
-  for (size_t d = 1; d < run.perDevice.size(); ++d) {
-    for (size_t r = 0; r < first.size(); ++r) {
-      const HostArray &a = first[r], &b = run.perDevice[d][r];
-      if (a.getShape() != b.getShape() ||
-          std::memcmp(a.data(), b.data(), a.getNumBytes()) != 0) {
-        fail("result " + std::to_string(r) +
-             " differs between device 0 and "
-             "device " +
-             std::to_string(d) +
+/// The results as global arrays. A per-device entry's results are
+/// assembled from the devices' blocks by `layouts.results`; otherwise every
+/// device holds every result whole. Devices that hold the same block must
+/// hold the same values.
+FailureOr<std::vector<HostArray>> gatherResults(const RunResult &run,
+                                                const EntryLayouts &layouts,
+                                                rt::Mesh &mesh) {
+  size_t numResults = run.perDevice.front().size();
+  std::vector<HostArray> globals;
+  for (size_t r = 0; r < numResults; ++r) {
+    const HostArray &first = run.perDevice.front()[r];
+    if (!layouts.perDevice) {
+      globals.push_back(first);
+    } else {
+      const ShardLayout &layout = layouts.results[r];
+      std::vector<int64_t> shape = first.getShape();
+      for (size_t d = 0; d < shape.size(); ++d)
+        shape[d] *= layout.getNumBlocks(d);
+      globals.emplace_back(first.getDType(), shape);
+    }
+    HostArray &global = globals.back();
+    // The first device to hold each block, and the values it holds.
+    std::map<std::vector<int64_t>, int64_t> owner;
+    for (size_t device = 0; device < run.perDevice.size(); ++device) {
+      const HostArray &block = run.perDevice[device][r];
+      std::vector<int64_t> coords = mesh.coordinates(device);
+      std::vector<int64_t> key;
+      if (layouts.perDevice)
+        for (size_t d = 0; d < block.getShape().size(); ++d)
+          key.push_back(layouts.results[r].getBlockIndex(d, coords));
+      auto [it, inserted] = owner.try_emplace(key, device);
+      if (inserted) {
+        if (layouts.perDevice)
+          rt::insertBlock(global, block, layouts.results[r], coords);
+        continue;
+      }
+      const HostArray &held = run.perDevice[it->second][r];
+      if (held.getShape() != block.getShape() ||
+          std::memcmp(held.data(), block.data(), held.getNumBytes()) != 0) {
+        fail("result " + std::to_string(r) + " differs between device " +
+             std::to_string(it->second) + " and device " +
+             std::to_string(device) +
              ": a manual computation declares it replicated over a manual "
              "axis (its out_shardings) but computes a value that varies "
              "along it");
@@ -905,7 +975,7 @@ FailureOr<std::vector<HostArray>> gatherResults(const RunResult &run) {
       }
     }
   }
-  return first;
+  return globals;
 }
 
 /// Default tolerances by dtype.
@@ -1097,7 +1167,8 @@ int runMain() {
       addView("result" + std::to_string(i), results[i].type,
               spmd::getFuncResultSharding(deviceEntry, i));
   }
-  if (failed(lowerToDevice(*device, entryName)))
+  FailureOr<EntryLayouts> layouts = lowerToDevice(*device, entryName);
+  if (failed(layouts))
     return 1;
   if (!opts.emit.empty())
     return emitModule(*device);
@@ -1118,11 +1189,12 @@ int runMain() {
               mesh->toString().c_str(),
               static_cast<long long>(emulated->numDevices()),
               emulated->numDevices() == 1 ? "" : "s");
-  FailureOr<RunResult> run = runOnMesh(*emulated, *compiled, *inputs,
+  FailureOr<RunResult> run = runOnMesh(*emulated, *compiled, *layouts, *inputs,
                                        opts.repeat, !opts.trace.empty());
   if (failed(run))
     return 1;
-  FailureOr<std::vector<HostArray>> outputs = gatherResults(*run);
+  FailureOr<std::vector<HostArray>> outputs =
+      gatherResults(*run, *layouts, *emulated);
   if (failed(outputs))
     return 1;
 
@@ -1142,9 +1214,22 @@ int runMain() {
   }
 
   if (opts.showSharding) {
-    std::printf("sharding (the global-view values run replicated on every "
-                "device until spmd-partition lands; the grids show the "
-                "shardings the program declares and propagation infers):\n");
+    if (layouts->perDevice) {
+      std::printf("sharding (the entry is a shard_map over every mesh axis: "
+                  "each device gets and returns exactly its blocks):\n");
+      for (size_t i = 0; i < views.size(); ++i) {
+        bool isArg = i < args.size();
+        size_t k = isArg ? i : i - args.size();
+        views[i].layout = isArg ? layouts->args[k] : layouts->results[k];
+        views[i].sharding =
+            isArg ? layouts->argText[k] : layouts->resultText[k];
+      }
+    } else {
+      std::printf("sharding (the global-view values run replicated on every "
+                  "device until spmd-partition lands; the grids show the "
+                  "shardings the program declares and propagation "
+                  "infers):\n");
+    }
     std::vector<std::vector<int64_t>> coords;
     for (int64_t d = 0; d < emulated->numDevices(); ++d)
       coords.push_back(emulated->coordinates(d));
@@ -1198,9 +1283,11 @@ int runMain() {
   single.deviceIds.clear();
   OwningOpRef<ModuleOp> reference = cast<ModuleOp>((*module)->clone());
   setMesh(*reference, single);
-  if (failed(verify(*reference)) ||
-      failed(prepareGlobalView(*reference, *entry, *inputs)) ||
-      failed(lowerToDevice(*reference, entryName)))
+  FailureOr<EntryLayouts> refLayouts = failure();
+  if (succeeded(verify(*reference)) &&
+      succeeded(prepareGlobalView(*reference, *entry, *inputs)))
+    refLayouts = lowerToDevice(*reference, entryName);
+  if (failed(refLayouts))
     return fail("cannot build the single-device reference (see the errors "
                 "above)");
   FailureOr<Compiled> refCompiled = jitCompile(*reference, entryName, results);
@@ -1213,10 +1300,11 @@ int runMain() {
   if (opts.watchdog >= 0)
     refMesh->setWatchdogTimeout(opts.watchdog);
   FailureOr<RunResult> refRun =
-      runOnMesh(*refMesh, *refCompiled, *inputs, 1, false);
+      runOnMesh(*refMesh, *refCompiled, *refLayouts, *inputs, 1, false);
   if (failed(refRun))
     return 1;
-  FailureOr<std::vector<HostArray>> expected = gatherResults(*refRun);
+  FailureOr<std::vector<HostArray>> expected =
+      gatherResults(*refRun, *refLayouts, *refMesh);
   if (failed(expected))
     return 1;
   int mismatches = 0;

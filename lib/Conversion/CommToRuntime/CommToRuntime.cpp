@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Conversion/Passes.h"
+#include "tessera/Conversion/RuntimeTypes.h"
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Runtime/Runtime.h"
@@ -32,38 +33,55 @@ namespace mlir::tessera {
 #define GEN_PASS_DEF_CONVERTCOMMTORUNTIMEPASS
 #include "tessera/Conversion/Passes.h.inc"
 
-namespace {
+// The host-side dtypes are the C ABI's codes.
+static_assert(static_cast<int>(::tessera::rt::DType::F32) == TESSERA_RT_F32 &&
+                  static_cast<int>(::tessera::rt::DType::BF16) ==
+                      TESSERA_RT_BF16 &&
+                  static_cast<int>(::tessera::rt::DType::I1) == TESSERA_RT_I1 &&
+                  static_cast<int>(::tessera::rt::DType::I64) ==
+                      TESSERA_RT_I64 &&
+                  static_cast<int>(::tessera::rt::DType::U64) == TESSERA_RT_U64,
+              "tessera::rt::DType must use the TESSERA_RT_* codes");
 
-/// The runtime's dtype code of `type`, or nullopt if it has none.
-std::optional<int32_t> getDtypeCode(Type type) {
+std::optional<::tessera::rt::DType> getRuntimeDType(Type type) {
+  using ::tessera::rt::DType;
   if (type.isF32())
-    return TESSERA_RT_F32;
+    return DType::F32;
   if (type.isF64())
-    return TESSERA_RT_F64;
+    return DType::F64;
   if (type.isF16())
-    return TESSERA_RT_F16;
+    return DType::F16;
   if (type.isBF16())
-    return TESSERA_RT_BF16;
+    return DType::BF16;
   if (type.isIndex())
-    return TESSERA_RT_I64;
+    return DType::I64;
   auto integer = dyn_cast<IntegerType>(type);
   if (!integer)
     return std::nullopt;
   bool isUnsigned = integer.isUnsigned();
   switch (integer.getWidth()) {
   case 1:
-    return TESSERA_RT_I1;
+    return DType::I1;
   case 8:
-    return isUnsigned ? TESSERA_RT_U8 : TESSERA_RT_I8;
+    return isUnsigned ? DType::U8 : DType::I8;
   case 16:
-    return isUnsigned ? TESSERA_RT_U16 : TESSERA_RT_I16;
+    return isUnsigned ? DType::U16 : DType::I16;
   case 32:
-    return isUnsigned ? TESSERA_RT_U32 : TESSERA_RT_I32;
+    return isUnsigned ? DType::U32 : DType::I32;
   case 64:
-    return isUnsigned ? TESSERA_RT_U64 : TESSERA_RT_I64;
+    return isUnsigned ? DType::U64 : DType::I64;
   default:
     return std::nullopt;
   }
+}
+
+namespace {
+
+/// The runtime's dtype code of `type`, or nullopt if it has none.
+std::optional<int32_t> getDtypeCode(Type type) {
+  if (std::optional<::tessera::rt::DType> dtype = getRuntimeDType(type))
+    return static_cast<int32_t>(*dtype);
+  return std::nullopt;
 }
 
 /// The bytes one element of `type` occupies in a buffer.

@@ -33,6 +33,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -212,12 +213,90 @@ LogicalResult lowerManualComputation(RewriterBase &rewriter,
   return success();
 }
 
+/// The manual computation that is the whole body of `func`, if `func` can
+/// become a per-device function (see the pass's `local-entry` option).
+ManualComputationOp
+getWholeBodyManualComputation(func::FuncOp func,
+                              SymbolTableCollection &symbols) {
+  if (func.isExternal() || !llvm::hasSingleElement(func.getBody()))
+    return {};
+  Block &block = func.getBody().front();
+  if (block.getOperations().size() != 2)
+    return {};
+  auto manual = dyn_cast<ManualComputationOp>(block.front());
+  auto ret = dyn_cast<func::ReturnOp>(block.back());
+  if (!manual || !ret)
+    return {};
+  if (manual->getOperands() != ValueRange(block.getArguments()) ||
+      ret.getOperands() != ValueRange(manual->getResults()))
+    return {};
+  MeshAttr mesh;
+  SmallVector<TensorShardingAttr> shardings(
+      manual.getInShardings().getShardings());
+  llvm::append_range(shardings, manual.getOutShardings().getShardings());
+  for (TensorShardingAttr sharding : shardings) {
+    if (!sharding || !sharding.getMeshSymName())
+      return {};
+    MeshAttr current = sharding.getMesh(manual, &symbols);
+    if (!current || (mesh && current != mesh))
+      return {};
+    mesh = current;
+  }
+  if (!mesh)
+    return {};
+  for (MeshAxisAttr axis : mesh.getAxes())
+    if (!manual.getManualAxes().contains(axis.getName()))
+      return {};
+  for (TensorShardingAttr sharding : manual.getOutShardings().getShardings())
+    if (!sharding.getUnreducedAxes().empty())
+      return {};
+  return manual;
+}
+
+/// Turns `func`, whose body is `manual`, into the per-device function: the
+/// manual computation's body with its local types.
+void makePerDeviceFunction(func::FuncOp func, ManualComputationOp manual) {
+  Block &block = func.getBody().front();
+  Block &body = manual.getBody().front();
+  for (auto [arg, local] :
+       llvm::zip(block.getArguments(), body.getArguments())) {
+    arg.setType(local.getType());
+    local.replaceAllUsesWith(arg);
+  }
+  // Record how the caller scatters and gathers.
+  func->setAttr("tessera.per_device",
+                ArrayAttr::get(func.getContext(), {manual.getInShardings(),
+                                                   manual.getOutShardings()}));
+  Operation *terminator = body.getTerminator();
+  SmallVector<Value> results(terminator->getOperands());
+  OpBuilder builder(manual);
+  block.getOperations().splice(manual->getIterator(), body.getOperations(),
+                               body.begin(), terminator->getIterator());
+  terminator->erase();
+  Operation *oldReturn = block.getTerminator();
+  builder.setInsertionPoint(oldReturn);
+  func::ReturnOp::create(builder, oldReturn->getLoc(), results);
+  oldReturn->erase();
+  manual->erase();
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         block.getArgumentTypes(),
+                                         ValueRange(results).getTypes()));
+}
+
 struct SpmdLowerReplicatedPass
     : public impl::SpmdLowerReplicatedPassBase<SpmdLowerReplicatedPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
     IRRewriter rewriter(module.getContext());
+
+    if (!localEntry.empty())
+      if (auto func = module.lookupSymbol<func::FuncOp>(localEntry))
+        if (ManualComputationOp manual =
+                getWholeBodyManualComputation(func, symbols))
+          makePerDeviceFunction(func, manual);
 
     // Manual computations, outermost first: an inner one is lowered after
     // its parent's body has been inlined into the device program.

@@ -328,7 +328,22 @@ def SpmdLowerReplicatedPass : Pass<"spmd-lower-replicated", "ModuleOp"> {
 
     Shardings must name a mesh symbol (run `spmd-lift-inlined-meshes`
     first); a manual computation with an inlined mesh is an error.
+
+    With `local-entry=NAME`, the function `NAME` becomes a per-device
+    function when its body is a single manual computation over every axis
+    of its mesh, whose operands are the function's arguments in order and
+    whose results it returns in order, with no `unreduced` axes in its
+    `out_shardings`: the function then takes and returns the local blocks
+    (the body's types), and its caller scatters the inputs and gathers the
+    results by the manual computation's shardings, which the function keeps
+    in its `tessera.per_device` attribute (`[in_shardings, out_shardings]`).
+    Otherwise it is lowered like every other function.
   }];
+  let options = [
+    Option<"localEntry", "local-entry", "std::string", /*default=*/"\"\"",
+           "A function to turn into a per-device function when its body is "
+           "one manual computation over every mesh axis">
+  ];
   let dependentDialects = [
     "::mlir::tessera::spmd::SpmdDialect",
     "::mlir::tessera::comm::CommDialect",
