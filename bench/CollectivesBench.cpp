@@ -115,6 +115,10 @@ int main(int argc, char **argv) {
   std::printf("%-12s %8.1f ms %8.2f GiB/s\n", "memcpy", cp * 1e3, gib / cp);
   std::printf("%-12s %8.1f ms %8.2f GiB/s (per thread)\n", "memcpy x8",
               cpp * 1e3, gib / cpp);
-  std::printf("all_reduce / memcpy bandwidth: %.2f\n", cp / ar);
+  std::printf("all_reduce / memcpy bandwidth: %.2f (one buffer's bytes)\n",
+              cp / ar);
+  std::printf("all_reduce / memcpy x8 time: %.2f (the same bytes written: "
+              "one buffer per device)\n",
+              cpp / ar);
   return 0;
 }

@@ -47,3 +47,6 @@ printf '%-28s %10s ms\n' "single device" "$single"
 printf '%-28s %10s ms\n' "8 devices (data=4, model=2)" "$sharded"
 python3 -c "print('ratio 8-dev / single: %.2f' % ($sharded / $single))"
 printf '%s\n' "$sharded_out" | grep '^stats:' | head -3
+# The share of the 8-device run spent in collectives (device 0, last run).
+coll=$(printf '%s\n' "$sharded_out" | awk '/^stats: 0 / {print $(NF-1)}')
+python3 -c "print('collectives on device 0: %.3f ms of %.3f ms (%.0f%%)' % ($coll, $sharded, 100 * $coll / $sharded))"

@@ -1242,14 +1242,20 @@ int runMain() {
   }
 
   if (opts.stats) {
-    std::printf("stats: %-6s %12s %12s %14s\n", "device", "peak memory",
-                "collectives", "bytes sent");
+    // With --timing, the time each device spent in collectives (waiting
+    // and copying) in the last run.
+    std::printf("stats: %-6s %12s %12s %14s%s\n", "device", "peak memory",
+                "collectives", "bytes sent",
+                opts.timing ? "  collective time" : "");
     for (int64_t d = 0; d < emulated->numDevices(); ++d) {
       rt::DeviceStats s = emulated->stats(d);
-      std::printf("stats: %-6lld %12s %12lld %14s\n", static_cast<long long>(d),
+      std::printf("stats: %-6lld %12s %12lld %14s", static_cast<long long>(d),
                   formatBytes(s.peakBytes).c_str(),
                   static_cast<long long>(s.collectiveCalls),
                   formatBytes(s.collectiveBytes).c_str());
+      if (opts.timing)
+        std::printf(" %13.3f ms", s.collectiveSeconds * 1e3);
+      std::printf("\n");
     }
   }
 

@@ -4,6 +4,7 @@
 // RUN: tessera-run %s --input 0=%t.out/result0.npy --output-dir %t.again --print-results | FileCheck %s --check-prefix=ROUNDTRIP
 // RUN: tessera-run %s --random-inputs --repeat 5 --timing | FileCheck %s --check-prefix=TIMING
 // RUN: tessera-run %s --random-inputs --trace %t.json && FileCheck %s --check-prefix=TRACE < %t.json
+// RUN: python3 -c "import json, sys; t = json.load(open(sys.argv[1])); print(len([e for e in t['traceEvents'] if e.get('cat') == 'collective']), 'collective events')" %t.json | FileCheck %s --check-prefix=JSON
 // RUN: tessera-run %s --random-inputs --emit=mlir | FileCheck %s --check-prefix=EMIT-MLIR
 // RUN: tessera-run %s --random-inputs --emit=llvm | FileCheck %s --check-prefix=EMIT-LLVM
 // RUN: tessera-run %s --random-inputs --emit=obj -o %t.o && test -s %t.o
@@ -17,6 +18,8 @@
 // TRACE: "traceEvents"
 // TRACE-DAG: "name":"device 0"
 // TRACE-DAG: "name":"comm.all_reduce at
+// The trace is valid JSON with one all_reduce per device.
+// JSON: 2 collective events
 // EMIT-MLIR: llvm.func @_mlir_ciface_main
 // EMIT-MLIR: llvm.call @tessera_rt_all_reduce
 // EMIT-LLVM: define {{.*}}@_mlir_ciface_main
