@@ -24,7 +24,7 @@ PACKAGES := cmake ninja-build python3 clang-22 llvm-22-dev llvm-22-tools \
 # sanitizer and libFuzzer runtimes; GNU time for the benchmarks' peak memory.
 ASAN_PACKAGES := libclang-rt-22-dev
 FUZZ_PACKAGES := libclang-rt-22-dev
-BENCH_PACKAGES := time
+BENCH_PACKAGES := time libopenblas-dev
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
                -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) \

@@ -37,7 +37,7 @@ for b in "${benches[@]}"; do
 done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-for script in "$here"/*-bench.sh; do
+for script in "$here"/*-bench.sh "$here"/matmul/run.sh; do
   echo "=== $(basename "$script")"
   "$script" "$build" || status=1
   echo

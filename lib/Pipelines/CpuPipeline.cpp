@@ -9,6 +9,8 @@
 #include "tessera/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +24,6 @@ namespace mlir::tessera {
 
 void buildTesseraCpuPipeline(OpPassManager &pm,
                              const TesseraCpuPipelineOptions &options) {
-  (void)options;
   // Collectives become runtime calls while values are still tensors.
   pm.addPass(createConvertCommToRuntimePass());
   pm.addPass(createCanonicalizerPass());
@@ -31,6 +32,11 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
   // their elementwise producers.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  // Tiling and vectorization, on tensors.
+  if (options.vectorize)
+    pm.addNestedPass<func::FuncOp>(createTesseraCpuCodegenPass(
+        CpuTarget::getHost(options.vectorBits, options.vectorRegisters,
+                           options.l1CacheBytes, options.l2CacheBytes)));
 
   // Buffers: identity layouts at function boundaries (the calling
   // convention tessera-run and AOT users rely on), then deallocation.
@@ -42,15 +48,26 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
   // that is not updated in place).
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Vector ops to the forms the LLVM conversion takes, before deallocation
+  // (which does not look into `vector.mask` regions).
+  if (options.vectorize)
+    pm.addNestedPass<func::FuncOp>(createTesseraCpuLowerVectorsPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  // Loops, then LLVM. Allocation goes through the generic functions, which
-  // the runtime implements with per-device accounting.
+  // Loops (what was not vectorized), then LLVM. Vectors: contractions to
+  // FMAs and n-D transfers unrolled to 1-D loads and stores (no loops, no
+  // stack buffers). Allocation goes through the generic functions, which the
+  // runtime implements with per-device accounting.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.vectorize) {
+    pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+        VectorTransferToSCFOptions().enableFullUnroll()));
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -59,6 +76,12 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  if (options.vectorize) {
+    ConvertVectorToLLVMPassOptions vectorToLLVM;
+    vectorToLLVM.vectorContractLowering =
+        vector::VectorContractLowering::ParallelArith;
+    pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  }
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
@@ -67,8 +90,18 @@ void registerTesseraCpuPipeline() {
   PassPipelineRegistration<TesseraCpuPipelineOptions>(
       "tessera-cpu",
       "A per-device program on tensors to the LLVM dialect: comm ops to "
-      "runtime calls, bufferization, linalg to loops, LLVM",
+      "runtime calls, tiling and vectorization, bufferization, LLVM",
       buildTesseraCpuPipeline);
+  PassPipelineRegistration<TesseraCpuCodegenOptions>(
+      "tessera-cpu-codegen",
+      "Tile and vectorize the linalg ops of every function on tensors for a "
+      "CPU (the host unless the options say otherwise)",
+      [](OpPassManager &pm, const TesseraCpuCodegenOptions &options) {
+        pm.addNestedPass<func::FuncOp>(createTesseraCpuCodegenPass(
+            CpuTarget::getHost(options.vectorBits, options.vectorRegisters,
+                               options.l1CacheBytes, options.l2CacheBytes)));
+      });
+  registerPass([] { return createTesseraCpuLowerVectorsPass(); });
 }
 
 } // namespace mlir::tessera
