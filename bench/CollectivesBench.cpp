@@ -89,9 +89,8 @@ int main(int argc, char **argv) {
     auto t2 = Clock::now();
     std::vector<std::thread> threads;
     for (long d = 0; d < devices; ++d)
-      threads.emplace_back([&, d] {
-        std::memcpy(out[d].data(), in[d].data(), bytes);
-      });
+      threads.emplace_back(
+          [&, d] { std::memcpy(out[d].data(), in[d].data(), bytes); });
     for (auto &t : threads)
       t.join();
     auto t3 = Clock::now();

@@ -34,9 +34,8 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   // Tiling and vectorization, on tensors.
   if (options.vectorize)
-    pm.addNestedPass<func::FuncOp>(createTesseraCpuCodegenPass(
-        CpuTarget::getHost(options.vectorBits, options.vectorRegisters,
-                           options.l1CacheBytes, options.l2CacheBytes)));
+    pm.addNestedPass<func::FuncOp>(
+        createTesseraCpuCodegenPass(options.getTarget()));
 
   // Buffers: identity layouts at function boundaries (the calling
   // convention tessera-run and AOT users rely on), then deallocation.
@@ -97,9 +96,8 @@ void registerTesseraCpuPipeline() {
       "Tile and vectorize the linalg ops of every function on tensors for a "
       "CPU (the host unless the options say otherwise)",
       [](OpPassManager &pm, const TesseraCpuCodegenOptions &options) {
-        pm.addNestedPass<func::FuncOp>(createTesseraCpuCodegenPass(
-            CpuTarget::getHost(options.vectorBits, options.vectorRegisters,
-                               options.l1CacheBytes, options.l2CacheBytes)));
+        pm.addNestedPass<func::FuncOp>(
+            createTesseraCpuCodegenPass(options.getTarget()));
       });
   registerPass([] { return createTesseraCpuLowerVectorsPass(); });
 }

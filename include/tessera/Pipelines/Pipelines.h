@@ -39,49 +39,45 @@ struct CpuTarget {
                            int64_t l1CacheBytes, int64_t l2CacheBytes);
 };
 
-/// Options of the `tessera-cpu-codegen` pass: the target, each property the
-/// host's when 0.
-struct TesseraCpuCodegenOptions
-    : public PassPipelineOptions<TesseraCpuCodegenOptions> {
-  PassOptions::Option<unsigned> vectorBits{
+/// The target options shared by `tessera-cpu-codegen` and `tessera-cpu`:
+/// each property of the target is the host's when 0.
+template <typename Derived>
+struct CpuTargetOptions : public PassPipelineOptions<Derived> {
+  using Base = PassPipelineOptions<Derived>;
+  typename Base::template Option<unsigned> vectorBits{
       *this, "vector-bits",
       llvm::cl::desc("Vector register width in bits (0: the host's)"),
       llvm::cl::init(0)};
-  PassOptions::Option<unsigned> vectorRegisters{
+  typename Base::template Option<unsigned> vectorRegisters{
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers (0: the host's)"),
       llvm::cl::init(0)};
-  PassOptions::Option<int64_t> l1CacheBytes{
+  typename Base::template Option<int64_t> l1CacheBytes{
       *this, "l1-cache-bytes",
       llvm::cl::desc("Level-1 data cache size (0: the host's)"),
       llvm::cl::init(0)};
-  PassOptions::Option<int64_t> l2CacheBytes{
+  typename Base::template Option<int64_t> l2CacheBytes{
       *this, "l2-cache-bytes",
       llvm::cl::desc("Level-2 cache size (0: the host's)"), llvm::cl::init(0)};
+
+  /// The host target with the properties these options set replaced.
+  CpuTarget getTarget() const {
+    return CpuTarget::getHost(vectorBits, vectorRegisters, l1CacheBytes,
+                              l2CacheBytes);
+  }
 };
+
+/// Options of the `tessera-cpu-codegen` pass.
+struct TesseraCpuCodegenOptions
+    : public CpuTargetOptions<TesseraCpuCodegenOptions> {};
 
 /// Options of the `tessera-cpu` pipeline.
 struct TesseraCpuPipelineOptions
-    : public PassPipelineOptions<TesseraCpuPipelineOptions> {
-  PassOptions::Option<bool> vectorize{
+    : public CpuTargetOptions<TesseraCpuPipelineOptions> {
+  Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize linalg ops (false: scalar loops)"),
       llvm::cl::init(true)};
-  PassOptions::Option<unsigned> vectorBits{
-      *this, "vector-bits",
-      llvm::cl::desc("Vector register width in bits (0: the host's)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<unsigned> vectorRegisters{
-      *this, "vector-registers",
-      llvm::cl::desc("Number of vector registers (0: the host's)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> l1CacheBytes{
-      *this, "l1-cache-bytes",
-      llvm::cl::desc("Level-1 data cache size (0: the host's)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<int64_t> l2CacheBytes{
-      *this, "l2-cache-bytes",
-      llvm::cl::desc("Level-2 cache size (0: the host's)"), llvm::cl::init(0)};
 };
 
 /// Tiles and vectorizes the linalg ops of a function on tensors for `target`:

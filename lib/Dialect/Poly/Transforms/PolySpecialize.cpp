@@ -964,8 +964,7 @@ struct PolySpecializePass
             // An empty option is an absent one (options built in C++ have
             // every value set).
             !bindings.getValue().empty() ? &bindings.getValue() : nullptr,
-            !argShapes.getValue().empty() ? &argShapes.getValue()
-                                          : nullptr)))
+            !argShapes.getValue().empty() ? &argShapes.getValue() : nullptr)))
       signalPassFailure();
   }
 
