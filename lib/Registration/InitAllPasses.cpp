@@ -19,6 +19,7 @@ void mlir::tessera::registerAllPasses() {
   // Tessera's own passes.
   spmd::registerSpmdPasses();
   spmd::registerTesseraPropagatePipeline();
+  spmd::registerTesseraPartitionPipeline();
   poly::registerPolyPasses();
   registerTesseraConversionPasses();
   registerTesseraCpuPipeline();

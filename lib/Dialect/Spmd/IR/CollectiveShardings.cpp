@@ -182,6 +182,12 @@ mlir::tessera::spmd::getAxisSetDiff(ArrayRef<AxisRefAttr> lhs,
     for (AxisRefAttr other : rhs) {
       if (other.getName() != name)
         continue;
+      // A full axis covers every part of it (also an axis of size 1, whose
+      // range is empty).
+      if (!other.getSubAxisInfo()) {
+        pieces.clear();
+        break;
+      }
       int64_t lo = other.getPreSize(), hi = other.getNextPreSize(mesh);
       SmallVector<std::pair<int64_t, int64_t>> next;
       for (auto [begin, end] : pieces) {

@@ -186,6 +186,17 @@ verifyFunctionValueAttr(Operation *op, Type type, unsigned index,
   if (attr.getName() != SpmdDialect::kShardingAttrName) {
     if (attr.getName().getValue() == "spmd.sharding_origins")
       return success();
+    // The global interface spmd-partition records on per-device functions.
+    if (attr.getName().getValue() == "spmd.global_type") {
+      if (!isa<TypeAttr>(attr.getValue()))
+        return emitError("'spmd.global_type' must be a type attribute");
+      return success();
+    }
+    if (attr.getName().getValue() == "spmd.global_sharding") {
+      if (!isa<TensorShardingAttr>(attr.getValue()))
+        return emitError("'spmd.global_sharding' must be a sharding");
+      return success();
+    }
     return emitError("unknown spmd attribute '")
            << attr.getName().getValue() << "'";
   }

@@ -29,4 +29,21 @@ void registerTesseraPropagatePipeline() {
       buildTesseraPropagatePipeline);
 }
 
+void buildTesseraPartitionPipeline(OpPassManager &pm) {
+  pm.addPass(createSpmdLiftInlinedMeshesPass());
+  buildTesseraPropagatePipeline(pm);
+  pm.addPass(createSpmdInsertReshardsPass());
+  pm.addPass(createSpmdReshardToCollectivesPass());
+  pm.addPass(createSpmdPartitionPass());
+}
+
+void registerTesseraPartitionPipeline() {
+  PassPipelineRegistration<>(
+      "tessera-partition",
+      "The per-device program of a global-view module: meshes lifted "
+      "(spmd-lift-inlined-meshes), tessera-propagate, then "
+      "spmd-insert-reshards, spmd-reshard-to-collectives and spmd-partition",
+      buildTesseraPartitionPipeline);
+}
+
 } // namespace mlir::tessera::spmd

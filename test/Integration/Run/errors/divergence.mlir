@@ -6,10 +6,10 @@
 // RUN: not tessera-run %s --entry varying --random-inputs 2>&1 | FileCheck %s --check-prefix=VARYING
 
 // In @diverge, device 0 waits in the all_reduce while device 1 has gone on
-// to the all_gather that assembles the result (the negation after the
-// manual computation keeps the function global). In @early_exit, a whole-
-// body shard_map, device 1 returns without a collective.
-// DIVERGE: tessera-run: error: the program failed on the emulated mesh: devices diverged: device 0 called comm.all_reduce at "{{.*}}divergence.mlir":24:12 (sum, f32, 2 elements over {x}) but device 1 called comm.all_gather at "{{.*}}divergence.mlir":17:8 (2xf32, gather dim 0 over {x})
+// to the all_gather that the sharding constraint on the result asks for.
+// In @early_exit, a whole-body shard_map, device 1 returns without a
+// collective.
+// DIVERGE: tessera-run: error: the program failed on the emulated mesh: devices diverged: device 0 called comm.all_reduce at "{{.*}}divergence.mlir":24:12 (sum, f32, 2 elements over {x}) but device 1 called comm.all_gather at "{{.*}}divergence.mlir":31:8 (2xf32, gather dim 0 over {x})
 // EARLY: tessera-run: error: the program failed on the emulated mesh: device 1 finished without reaching comm.all_reduce at "{{.*}}divergence.mlir":{{[0-9]+}}:{{[0-9]+}} that device 0 is waiting in
 // VARYING: tessera-run: error: result 0 differs between device 0 and device 1: a manual computation declares it replicated over a manual axis (its out_shardings) but computes a value that varies along it
 spmd.mesh @mesh = <["x"=2]>
@@ -29,7 +29,8 @@ func.func @diverge(%a: tensor<4xf32>) -> tensor<4xf32> {
     spmd.return %r : tensor<2xf32>
   } : (tensor<4xf32>) -> tensor<4xf32>
   %n = arith.negf %0 : tensor<4xf32>
-  return %n : tensor<4xf32>
+  %g = spmd.sharding_constraint %n <@mesh, [{}]> : tensor<4xf32>
+  return %g : tensor<4xf32>
 }
 
 func.func @early_exit(%a: tensor<4xf32>) -> tensor<4xf32> {

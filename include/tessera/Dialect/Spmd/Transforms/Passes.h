@@ -28,6 +28,14 @@ void buildTesseraPropagatePipeline(OpPassManager &pm);
 /// Registers the `tessera-propagate` pipeline.
 void registerTesseraPropagatePipeline();
 
+/// Adds `tessera-partition` to `pm`: spmd-lift-inlined-meshes,
+/// tessera-propagate, spmd-insert-reshards, spmd-reshard-to-collectives,
+/// spmd-partition.
+void buildTesseraPartitionPipeline(OpPassManager &pm);
+
+/// Registers the `tessera-partition` pipeline.
+void registerTesseraPartitionPipeline();
+
 } // namespace mlir::tessera::spmd
 
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_H

@@ -352,4 +352,108 @@ def SpmdLowerReplicatedPass : Pass<"spmd-lower-replicated", "ModuleOp"> {
   ];
 }
 
+def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
+  let summary = "Makes every op's operands and results agree on one factor "
+                "sharding (spmd.reshard) and reduces sharded reduction "
+                "factors";
+  let description = [{
+    The first export step after propagation (Shardy's
+    `insert-explicit-reshards`). For every op with a sharding rule, the
+    shardings of its operands and results are projected onto the rule's
+    factors and one consistent factor sharding is chosen greedily: each
+    candidate axis list of a factor is weighed by the total size of the
+    tensors that already have it (or a list it is a prefix of); the heaviest
+    candidate over all factors wins, its axes are taken, and the next
+    factor is chosen among the axes left, so that no axis shards two
+    factors. Axes that do not divide a factor are cut, need-replication,
+    permutation and blocked factors stay unsharded, and a factor after a
+    partly sharded one in the same dimension is left unsharded so that
+    every tensor's sharding stays expressible.
+
+    Operands whose sharding differs from the chosen one get an
+    `spmd.reshard`. A result takes the chosen sharding; when a reduction
+    factor is sharded the result is left `unreduced` over its axes with the
+    op's reduction kind (`sum` for an `arith.addf`/`addi` combiner, `max`
+    and `min` for the max/min combiners; a reduction factor whose kind is
+    unknown is not sharded), and the destination (`outs`) operand of a
+    `sum` reduction becomes `spmd.replicated_to_unreduced` over those axes,
+    so that the all-reduce adds the initial value once. When the result's
+    previous sharding differs (propagation's, or a user's), an
+    `spmd.reshard` to it follows the op (reducing the unreduced axes unless
+    that sharding keeps them unreduced).
+
+    Other ops: `spmd.sharding_constraint` becomes a reshard;
+    propagation barriers and sharding groups are removed; the operands of
+    `spmd.manual_computation`, `func.return`, `spmd.return`, `func.call`,
+    `scf.for` and `scf.if` (inits and yields) are resharded to the
+    shardings their users declare (in_shardings, the function's result
+    shardings, the callee's argument shardings, the loop's or
+    conditional's result sharding). Ops without a sharding rule compute on
+    replicated values: their tensor operands are resharded to replicated
+    and their results are replicated (a reshard restores a declared
+    sharding). `tensor.empty`, `arith.constant` and `tensor.splat` keep
+    their result sharding (spmd-partition creates their local blocks).
+  }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
+def SpmdReshardToCollectivesPass
+    : Pass<"spmd-reshard-to-collectives", "ModuleOp"> {
+  let summary = "Lowers spmd.reshard to global-view collectives";
+  let description = [{
+    Replaces every `spmd.reshard` by the collectives that move its input's
+    data to its sharding (Shardy's `reshard-to-collectives`), in this order:
+    `spmd.all_reduce` of the input's `unreduced` axes that the target does
+    not keep (with their kind); per dimension, the longest common prefix
+    of the input's and the target's axes stays; an axis list that leaves
+    one dimension and is exactly what another dimension gains becomes an
+    `spmd.all_to_all`; every other axis that leaves a dimension is
+    gathered (`spmd.all_gather`) and every axis that joins one is sliced
+    (`spmd.all_slice`, which communicates nothing). A target on another
+    mesh with the same axes and a different device order is reached by
+    gathering everything and slicing on the target mesh. New `sum`
+    unreduced axes are introduced with `spmd.replicated_to_unreduced`.
+    Every collective carries its `in_sharding`.
+  }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
+def SpmdPartitionPass : Pass<"spmd-partition", "ModuleOp"> {
+  let summary = "Turns the global-view program into the per-device program";
+  let description = [{
+    Runs after `spmd-insert-reshards` and `spmd-reshard-to-collectives`:
+    every op's operands and results then agree, so each op computes its
+    local block from local blocks. The pass
+
+    - gives every value the local type of its sharding (each dimension
+      divided by the product of the sizes of its axes); a dimension whose
+      size is not divisible is rejected (`not supported`), as are sharded
+      dynamic dimensions;
+    - turns the global-view collectives into `comm` collectives over the
+      same axes (`all_gather`, `all_to_all`, `all_reduce`,
+      `reduce_scatter`); `spmd.all_slice` becomes a `tensor.extract_slice`
+      at the offset `comm.axis_index` of the slicing axes gives, and
+      `spmd.replicated_to_unreduced` keeps the value on the first device
+      of each group and zeros elsewhere;
+    - rebuilds the ops whose attributes spell shapes: `arith.constant`
+      (a splat shrinks; other constants are sliced), `tensor.empty`,
+      `tensor.expand_shape`, `tensor.extract_slice` / `insert_slice`
+      sizes; `linalg.index` in a sharded dimension gets the block's global
+      offset added;
+    - inlines `spmd.manual_computation` bodies (their operands and results
+      are already the blocks the body sees);
+    - keeps each function's global interface in the attribute
+      `tessera.per_device = [#spmd.sharding_per_value<args>,
+      #spmd.sharding_per_value<results>]` and each argument's and result's
+      global type in `spmd.global_type`, so that a runtime can scatter
+      inputs and assemble results.
+  }];
+  let dependentDialects = [
+    "::mlir::tessera::spmd::SpmdDialect",
+    "::mlir::tessera::comm::CommDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // TESSERA_DIALECT_SPMD_TRANSFORMS_PASSES_TD

@@ -1,0 +1,651 @@
+//===- InsertReshards.cpp - one consistent factor sharding per op ---------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// After propagation the operands and results of an op may disagree (a
+// closed input sharded one way, a weight another). This pass picks, for each
+// op with a sharding rule, one sharding of the rule's factors, reshards the
+// operands to it, and marks results whose reduction factors are sharded as
+// unreduced (see the pass description in Passes.td for the rules).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
+#include "tessera/Dialect/Spmd/IR/DataFlow.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+#include <numeric>
+
+namespace mlir::tessera::spmd {
+#define GEN_PASS_DEF_SPMDINSERTRESHARDSPASS
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Shardings
+//===----------------------------------------------------------------------===//
+
+/// A closed, replicated sharding of rank `rank` on `meshRef`.
+TensorShardingAttr replicated(MLIRContext *ctx, Attribute meshRef,
+                              int64_t rank) {
+  return TensorShardingAttr::getReplicated(ctx, meshRef, rank,
+                                           /*closed=*/true);
+}
+
+/// True if `sharding` (null: replicated) already has the layout of
+/// `target`: the same mesh, dimension axes and unreduced axes and kind.
+bool hasLayout(TensorShardingAttr sharding, TensorShardingAttr target,
+               Operation *scope) {
+  if (!sharding)
+    return target.isFullyReplicated();
+  return isEquivalentLayout(sharding, target, scope);
+}
+
+/// The product of the sizes of `axes`.
+int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
+  int64_t size = 1;
+  for (AxisRefAttr axis : axes)
+    size *= axis.getSize(mesh);
+  return size;
+}
+
+/// The number of elements of `type` (dynamic dims count as 1).
+int64_t numElements(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 1;
+  int64_t size = 1;
+  for (int64_t dim : tensor.getShape())
+    size *= ShapedType::isDynamic(dim) ? 1 : dim;
+  return size;
+}
+
+//===----------------------------------------------------------------------===//
+// Reduction kinds
+//===----------------------------------------------------------------------===//
+
+/// The kind of the reduction that combines into result `resultIndex` of
+/// `op`, when it is one the mesh can finish with an all-reduce: the
+/// combiner of a linalg op's body (`%out = combine(%x, %out_arg)`).
+std::optional<ReductionKind> getReductionKind(Operation *op,
+                                              unsigned resultIndex) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp->getNumRegions() != 1 || op->getRegion(0).empty())
+    return std::nullopt;
+  Block *body = linalgOp.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  unsigned outArgIndex = linalgOp.getNumDpsInputs() + resultIndex;
+  if (!yield || resultIndex >= yield.getNumOperands() ||
+      outArgIndex >= body->getNumArguments())
+    return std::nullopt;
+  BlockArgument outArg = body->getArgument(outArgIndex);
+  Operation *combiner = yield.getOperand(resultIndex).getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 ||
+      !llvm::is_contained(combiner->getOperands(), outArg) ||
+      !outArg.hasOneUse())
+    return std::nullopt;
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return ReductionKind::Sum;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combiner))
+    return ReductionKind::Max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combiner))
+    return ReductionKind::Min;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Choosing the factor sharding
+//===----------------------------------------------------------------------===//
+
+/// The axes of every factor, chosen greedily from the tensors' shardings.
+SmallVector<SmallVector<AxisRefAttr>>
+chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
+                 ArrayRef<int64_t> tensorSizes,
+                 const llvm::BitVector &shardable, MeshAttr mesh) {
+  int64_t numFactors = rule.getNumFactors();
+  SmallVector<SmallVector<AxisRefAttr>> chosen(numFactors);
+  SmallVector<const TensorFactorShardings *> tensors;
+  for (const TensorFactorShardings &t : projection.getOperands())
+    tensors.push_back(&t);
+  for (const TensorFactorShardings &t : projection.getResults())
+    tensors.push_back(&t);
+
+  // The axes tensor `t` has for factor `f` (none when it overflows).
+  auto axesOf = [&](int64_t t, int64_t f) -> ArrayRef<AxisRefAttr> {
+    auto it = tensors[t]->factorIndexToSharding.find(f);
+    if (it == tensors[t]->factorIndexToSharding.end() ||
+        !it->second.overflowAxes.empty())
+      return {};
+    return it->second.axisRefs;
+  };
+
+  SmallVector<AxisRefAttr> used;
+  // A candidate cut where it conflicts with used axes or stops dividing
+  // the factor.
+  auto truncate = [&](ArrayRef<AxisRefAttr> axes, int64_t factorSize) {
+    SmallVector<AxisRefAttr> result;
+    int64_t product = 1;
+    for (AxisRefAttr axis : axes) {
+      std::optional<AxisRefAttr> free =
+          getPrefixWithoutOverlap(axis, used, mesh);
+      if (!free)
+        break;
+      int64_t size = free->getSize(mesh);
+      // An axis of size 1 shards nothing.
+      if (size == 1)
+        continue;
+      if (ShapedType::isDynamic(factorSize) ||
+          factorSize % (product * size) != 0)
+        break;
+      product *= size;
+      result.push_back(*free);
+      if (*free != axis)
+        break;
+    }
+    return result;
+  };
+
+  llvm::BitVector done(numFactors);
+  while (true) {
+    int64_t bestFactor = -1;
+    int64_t bestWeight = 0;
+    SmallVector<AxisRefAttr> bestAxes;
+    for (int64_t f = 0; f < numFactors; ++f) {
+      if (done.test(f) || !shardable.test(f))
+        continue;
+      SmallVector<int64_t> owners = rule.getTensorsWithFactor(f);
+      for (int64_t source : owners) {
+        SmallVector<AxisRefAttr> candidate =
+            truncate(axesOf(source, f), rule.getFactorSize(f));
+        if (candidate.empty())
+          continue;
+        int64_t weight = 0;
+        for (int64_t t : owners)
+          if (isAxisListPrefixOf(candidate, axesOf(t, f)) !=
+              PrefixStatus::NotAPrefix)
+            weight += tensorSizes[t];
+        // Heavier first; then more devices; then the lower factor.
+        bool better = weight > bestWeight ||
+                      (weight == bestWeight && bestFactor >= 0 &&
+                       productOf(candidate, mesh) > productOf(bestAxes, mesh));
+        if (better) {
+          bestFactor = f;
+          bestWeight = weight;
+          bestAxes = candidate;
+        }
+      }
+    }
+    if (bestFactor < 0)
+      break;
+    done.set(bestFactor);
+    chosen[bestFactor] = bestAxes;
+    llvm::append_range(used, bestAxes);
+  }
+
+  // Every tensor's sharding must stay expressible: in a dimension made of
+  // several factors, the factors after one that is only partly sharded
+  // stay unsharded.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int64_t t = 0; t < rule.getNumTensors(); ++t) {
+      for (DimMappingAttr dim : rule.getTensorMapping(t).getDimMappings()) {
+        bool partial = false;
+        for (int64_t f : dim.getFactorIndices()) {
+          if (partial && !chosen[f].empty()) {
+            chosen[f].clear();
+            changed = true;
+          }
+          if (productOf(chosen[f], mesh) != rule.getFactorSize(f))
+            partial = true;
+        }
+      }
+    }
+  }
+  return chosen;
+}
+
+/// The sharding of a tensor with `mapping` under the factor axes `chosen`.
+TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,
+                                 ArrayRef<SmallVector<AxisRefAttr>> chosen,
+                                 Attribute meshRef, MeshAttr mesh) {
+  SmallVector<DimensionShardingAttr> dims;
+  for (DimMappingAttr dim : mapping.getDimMappings()) {
+    SmallVector<AxisRefAttr> axes;
+    for (int64_t f : dim.getFactorIndices())
+      for (AxisRefAttr axis : chosen[f])
+        appendAxisOrMerge(axes, axis, mesh);
+    dims.push_back(DimensionShardingAttr::get(ctx, axes, /*isClosed=*/true));
+  }
+  return TensorShardingAttr::get(ctx, meshRef, dims, {}, {},
+                                 ReductionKind::Sum);
+}
+
+//===----------------------------------------------------------------------===//
+// The rewriter
+//===----------------------------------------------------------------------===//
+
+class ReshardInserter {
+public:
+  explicit ReshardInserter(ModuleOp module) : module(module) {}
+
+  LogicalResult run();
+
+private:
+  /// The mesh (symbol and attribute) of the shardings of `values`, or
+  /// failure when they are on different meshes. Null when none is sharded.
+  FailureOr<std::pair<Attribute, MeshAttr>> getCommonMesh(Operation *op,
+                                                          ValueRange values);
+
+  /// Reshards operand `operand` to `target` unless it has that layout.
+  void reshardOperand(OpOperand &operand, TensorShardingAttr target);
+
+  /// Sets the sharding of `result` to `actual`; if its users expect the
+  /// layout `expected` (null: `actual` without unreduced axes), a reshard
+  /// after the op gives it.
+  void setResultSharding(OpResult result, TensorShardingAttr actual,
+                         TensorShardingAttr expected);
+
+  LogicalResult processRuleOp(Operation *op, OpShardingRuleAttr rule);
+  LogicalResult processOpWithoutRule(Operation *op);
+  LogicalResult processControlFlow(Operation *op);
+
+  ModuleOp module;
+  SymbolTableCollection symbols;
+};
+
+FailureOr<std::pair<Attribute, MeshAttr>>
+ReshardInserter::getCommonMesh(Operation *op, ValueRange values) {
+  Attribute meshRef;
+  MeshAttr mesh;
+  for (Value value : values) {
+    TensorShardingAttr sharding = getSharding(value);
+    if (!sharding)
+      continue;
+    MeshAttr current = sharding.getMesh(op, &symbols);
+    if (!current)
+      return op->emitOpError("has a sharding whose mesh cannot be resolved");
+    if (mesh && current != mesh)
+      return op->emitOpError(
+          "has operands or results on different meshes, which "
+          "spmd-insert-reshards does not support");
+    mesh = current;
+    meshRef = sharding.getMeshOrRef();
+  }
+  return std::make_pair(meshRef, mesh);
+}
+
+void ReshardInserter::reshardOperand(OpOperand &operand,
+                                     TensorShardingAttr target) {
+  Operation *owner = operand.getOwner();
+  if (hasLayout(getSharding(operand.get()), target, owner))
+    return;
+  OpBuilder builder(owner);
+  auto reshard =
+      ReshardOp::create(builder, owner->getLoc(), operand.get(), target);
+  operand.set(reshard);
+}
+
+void ReshardInserter::setResultSharding(OpResult result,
+                                        TensorShardingAttr actual,
+                                        TensorShardingAttr expected) {
+  Operation *op = result.getOwner();
+  MLIRContext *ctx = op->getContext();
+  SmallVector<TensorShardingAttr> shardings;
+  for (OpResult r : op->getResults()) {
+    if (r == result) {
+      shardings.push_back(actual);
+      continue;
+    }
+    TensorShardingAttr existing = getSharding(r);
+    auto type = dyn_cast<RankedTensorType>(r.getType());
+    shardings.push_back(existing ? existing
+                                 : replicated(ctx, actual.getMeshOrRef(),
+                                              type ? type.getRank() : 0));
+  }
+  op->setAttr(SpmdDialect::kShardingAttrName,
+              TensorShardingPerValueAttr::get(ctx, shardings));
+  // What the user asked for with `spmd.out_sharding` is `expected` now.
+  op->removeAttr(SpmdDialect::kOutShardingAttrName);
+  // Unless users were promised a sharding, they take the actual one (with
+  // its unreduced axes reduced).
+  if (!expected)
+    expected = actual.withUnreduced({}, ReductionKind::Sum);
+  if (hasLayout(actual, expected, op))
+    return;
+  OpBuilder builder(ctx);
+  builder.setInsertionPointAfter(op);
+  auto reshard = ReshardOp::create(builder, op->getLoc(), result, expected);
+  result.replaceAllUsesExcept(reshard, reshard);
+}
+
+LogicalResult ReshardInserter::processRuleOp(Operation *op,
+                                             OpShardingRuleAttr rule) {
+  MLIRContext *ctx = op->getContext();
+  SmallVector<Value> values(op->getOperands());
+  llvm::append_range(values, op->getResults());
+  auto common = getCommonMesh(op, values);
+  if (failed(common))
+    return failure();
+  auto [meshRef, mesh] = *common;
+  if (!mesh)
+    return success();
+
+  SmallVector<TensorShardingAttr> operandShardings, resultShardings;
+  SmallVector<int64_t> sizes;
+  for (Value operand : op->getOperands()) {
+    operandShardings.push_back(getSharding(operand));
+    sizes.push_back(numElements(operand.getType()));
+  }
+  for (Value result : op->getResults()) {
+    resultShardings.push_back(getSharding(result));
+    sizes.push_back(numElements(result.getType()));
+  }
+  ShardingProjection projection =
+      ShardingProjection::build(operandShardings, resultShardings, rule, mesh);
+
+  // Which factors may be sharded; a reduction factor only when every result
+  // it is reduced into has a kind the mesh can finish.
+  llvm::BitVector shardable(rule.getNumFactors());
+  SmallVector<std::optional<ReductionKind>> kinds;
+  for (unsigned r = 0; r < op->getNumResults(); ++r)
+    kinds.push_back(getReductionKind(op, r));
+  for (int64_t f = 0; f < rule.getNumFactors(); ++f) {
+    if (rule.isNeedReplication(f) || rule.isPermutation(f) || rule.isBlocked(f))
+      continue;
+    if (rule.isReduction(f)) {
+      bool ok = true;
+      for (unsigned r = 0; r < op->getNumResults(); ++r)
+        if (!rule.getResultMapping(r).containsFactor(f) && !kinds[r])
+          ok = false;
+      if (!ok)
+        continue;
+    }
+    shardable.set(f);
+  }
+  SmallVector<SmallVector<AxisRefAttr>> chosen =
+      chooseFactorAxes(rule, projection, sizes, shardable, mesh);
+
+  // The unreduced axes of each result.
+  SmallVector<SmallVector<AxisRefAttr>> unreduced(op->getNumResults());
+  for (unsigned r = 0; r < op->getNumResults(); ++r) {
+    for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+      if (rule.isReduction(f) && !rule.getResultMapping(r).containsFactor(f))
+        llvm::append_range(unreduced[r], chosen[f]);
+    sortAndMergeAxes(unreduced[r], mesh);
+  }
+
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<RankedTensorType>(operand.get().getType()))
+      continue;
+    unsigned index = operand.getOperandNumber();
+    TensorShardingAttr target = buildSharding(
+        ctx, rule.getOperandMapping(index), chosen, meshRef, mesh);
+    // The destination of a sum reduction over sharded factors is added
+    // once, not once per device: it is itself unreduced over those axes
+    // (resharding a replicated value there keeps it on one device of each
+    // group and zeros on the others).
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    if (dps && dps.isDpsInit(&operand)) {
+      unsigned r = dps.getTiedOpResult(&operand).getResultNumber();
+      if (!unreduced[r].empty() && kinds[r] == ReductionKind::Sum)
+        target = target.withUnreduced(unreduced[r], ReductionKind::Sum);
+    }
+    reshardOperand(operand, target);
+  }
+  for (OpResult result : op->getResults()) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    unsigned r = result.getResultNumber();
+    TensorShardingAttr actual =
+        buildSharding(ctx, rule.getResultMapping(r), chosen, meshRef, mesh);
+    if (!unreduced[r].empty())
+      actual = actual.withUnreduced(unreduced[r], *kinds[r]);
+    setResultSharding(result, actual, resultShardings[r]);
+  }
+  return success();
+}
+
+LogicalResult ReshardInserter::processOpWithoutRule(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  SmallVector<Value> values(op->getOperands());
+  llvm::append_range(values, op->getResults());
+  auto common = getCommonMesh(op, values);
+  if (failed(common))
+    return failure();
+  auto [meshRef, mesh] = *common;
+  if (!mesh)
+    return success();
+  // Creation ops keep their sharding: their local block is made directly.
+  if (isa<tensor::EmptyOp, arith::ConstantOp, tensor::SplatOp>(op))
+    return success();
+  for (OpOperand &operand : op->getOpOperands())
+    if (auto type = dyn_cast<RankedTensorType>(operand.get().getType()))
+      reshardOperand(operand, replicated(ctx, meshRef, type.getRank()));
+  for (OpResult result : op->getResults()) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type)
+      continue;
+    TensorShardingAttr expected = getSharding(result);
+    setResultSharding(result, replicated(ctx, meshRef, type.getRank()),
+                      expected);
+  }
+  return success();
+}
+
+LogicalResult ReshardInserter::processControlFlow(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  // Each carried value must have the sharding of the loop's (or
+  // conditional's) result, where propagation stored it.
+  auto targetOf = [&](OpResult result) -> TensorShardingAttr {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type)
+      return {};
+    if (TensorShardingAttr sharding = getSharding(result))
+      return sharding.withUnreduced({}, ReductionKind::Sum);
+    return {};
+  };
+  auto reshardTo = [&](OpOperand &operand, OpResult result) {
+    TensorShardingAttr target = targetOf(result);
+    if (target)
+      reshardOperand(operand, target);
+    else if (TensorShardingAttr current = getSharding(operand.get()))
+      reshardOperand(
+          operand,
+          replicated(ctx, current.getMeshOrRef(),
+                     cast<RankedTensorType>(result.getType()).getRank()));
+  };
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    for (auto [index, result] : llvm::enumerate(forOp.getResults())) {
+      if (!isa<RankedTensorType>(result.getType()))
+        continue;
+      reshardTo(forOp.getInitArgsMutable()[index], result);
+      reshardTo(yield->getOpOperand(index), result);
+    }
+    return success();
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+      if (region->empty())
+        continue;
+      Operation *yield = region->front().getTerminator();
+      for (auto [index, result] : llvm::enumerate(ifOp.getResults()))
+        if (isa<RankedTensorType>(result.getType()))
+          reshardTo(yield->getOpOperand(index), result);
+    }
+    return success();
+  }
+  // Other region ops carrying sharded tensors are not partitioned.
+  for (Value value : op->getResults())
+    if (TensorShardingAttr sharding = getSharding(value))
+      if (!sharding.isFullyReplicated())
+        return op->emitOpError("carries sharded tensors through its "
+                               "regions, which spmd-insert-reshards does not "
+                               "support");
+  return success();
+}
+
+LogicalResult ReshardInserter::run() {
+  MLIRContext *ctx = module.getContext();
+  if (module
+          .walk([&](Operation *op) {
+            if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
+              op->emitOpError("is not supported by spmd-insert-reshards; "
+                              "inline it first");
+              return WalkResult::interrupt();
+            }
+            return WalkResult::advance();
+          })
+          .wasInterrupted())
+    return failure();
+
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    // Ops that only move or describe data.
+    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+      OpBuilder builder(op);
+      Value input = constraint.getInput();
+      Value replacement = input;
+      if (!hasLayout(getSharding(input), constraint.getSharding(), op))
+        replacement = ReshardOp::create(builder, op->getLoc(), input,
+                                        constraint.getSharding());
+      constraint.replaceAllUsesWith(replacement);
+      op->erase();
+      continue;
+    }
+    if (auto barrier = dyn_cast<PropagationBarrierOp>(op)) {
+      OpBuilder builder(op);
+      Value input = barrier.getInput();
+      Value replacement = input;
+      TensorShardingAttr sharding = getSharding(barrier.getResult());
+      if (sharding && !hasLayout(getSharding(input), sharding, op))
+        replacement = ReshardOp::create(builder, op->getLoc(), input, sharding);
+      barrier.replaceAllUsesWith(replacement);
+      op->erase();
+      continue;
+    }
+    if (isa<ShardingGroupOp>(op)) {
+      op->erase();
+      continue;
+    }
+    if (isa<ReshardOp, AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
+            AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
+            ReplicatedToUnreducedOp>(op))
+      continue;
+    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+      for (OpOperand &operand : manual->getOpOperands())
+        if (TensorShardingAttr sharding =
+                manual.getInSharding(operand.getOperandNumber()))
+          reshardOperand(operand, sharding);
+      continue;
+    }
+    if (auto ret = dyn_cast<ReturnOp>(op)) {
+      auto manual = cast<ManualComputationOp>(op->getParentOp());
+      for (OpOperand &operand : ret->getOpOperands())
+        if (TensorShardingAttr sharding =
+                manual.getOutSharding(operand.getOperandNumber()))
+          reshardOperand(
+              operand,
+              removeManualAxes(sharding, manual.getManualAxes().getValue()));
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      Operation *func = op->getParentOp();
+      for (OpOperand &operand : ret->getOpOperands()) {
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!type)
+          continue;
+        TensorShardingAttr target =
+            getFuncResultSharding(func, operand.getOperandNumber());
+        TensorShardingAttr current = getSharding(operand.get());
+        if (!target && current)
+          target = replicated(ctx, current.getMeshOrRef(), type.getRank());
+        if (target)
+          reshardOperand(operand, target);
+      }
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          op, call.getCalleeAttr());
+      if (callee && !callee.isExternal()) {
+        for (OpOperand &operand : call->getOpOperands()) {
+          auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+          if (!type)
+            continue;
+          auto target = dyn_cast_or_null<TensorShardingAttr>(callee.getArgAttr(
+              operand.getOperandNumber(), SpmdDialect::kShardingAttrName));
+          TensorShardingAttr current = getSharding(operand.get());
+          if (!target && current)
+            target = replicated(ctx, current.getMeshOrRef(), type.getRank());
+          if (target)
+            reshardOperand(operand, target);
+        }
+        for (OpResult result : call->getResults()) {
+          auto type = dyn_cast<RankedTensorType>(result.getType());
+          if (!type)
+            continue;
+          TensorShardingAttr actual =
+              getFuncResultSharding(callee, result.getResultNumber());
+          TensorShardingAttr expected = getSharding(result);
+          if (!actual && !expected)
+            continue;
+          if (!actual)
+            actual = replicated(ctx, expected.getMeshOrRef(), type.getRank());
+          setResultSharding(result, actual, expected);
+        }
+        continue;
+      }
+    }
+    if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op) &&
+        !getShardingRule(op)) {
+      if (failed(processControlFlow(op)))
+        return failure();
+      continue;
+    }
+    // Terminators of control flow and ops inside linalg bodies.
+    if (op->hasTrait<OpTrait::IsTerminator>() ||
+        isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()))
+      continue;
+    if (OpShardingRuleAttr rule = getShardingRule(op)) {
+      if (failed(processRuleOp(op, rule)))
+        return failure();
+      continue;
+    }
+    if (failed(processOpWithoutRule(op)))
+      return failure();
+  }
+  return success();
+}
+
+struct SpmdInsertReshardsPass
+    : public impl::SpmdInsertReshardsPassBase<SpmdInsertReshardsPass> {
+  void runOnOperation() override {
+    ReshardInserter inserter(getOperation());
+    if (failed(inserter.run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::tessera::spmd

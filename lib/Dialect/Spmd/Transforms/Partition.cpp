@@ -1,0 +1,700 @@
+//===- Partition.cpp - the per-device program of a global-view module -----===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// After spmd-insert-reshards and spmd-reshard-to-collectives every op's
+// operands and results agree on one factor sharding, so each op computes its
+// local block from local blocks: the pass gives every value its local type
+// (in place), turns the global-view collectives into `comm` ones, fixes the
+// few ops whose attributes spell shapes or global positions, inlines manual
+// computations, and records each function's global interface.
+//
+// Inside a manual computation a value's type is already divided by the
+// manual axes and its sharding names only the free axes, so "type divided by
+// the axes of its sharding" is the local type everywhere.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Comm/IR/CommOps.h"
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tessera::spmd {
+#define GEN_PASS_DEF_SPMDPARTITIONPASS
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+namespace {
+
+constexpr StringLiteral kPerDeviceAttrName = "tessera.per_device";
+constexpr StringLiteral kGlobalTypeAttrName = "spmd.global_type";
+constexpr StringLiteral kGlobalShardingAttrName = "spmd.global_sharding";
+
+int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
+  int64_t size = 1;
+  for (AxisRefAttr axis : axes)
+    size *= axis.getSize(mesh);
+  return size;
+}
+
+comm::ReductionKind toComm(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return comm::ReductionKind::Sum;
+  case ReductionKind::Max:
+    return comm::ReductionKind::Max;
+  case ReductionKind::Min:
+    return comm::ReductionKind::Min;
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+/// True if `value` is all zeros: a zero splat constant or a fill with zero
+/// (the identity of a sum).
+bool isZeroSplat(Value value) {
+  Attribute attr;
+  if (matchPattern(value, m_Constant(&attr))) {
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    return dense && dense.isSplat() &&
+           (matchPattern(value, m_AnyZeroFloat()) ||
+            matchPattern(value, m_Zero()));
+  }
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  Value scalar = fill.getInputs().front();
+  return matchPattern(scalar, m_AnyZeroFloat()) ||
+         matchPattern(scalar, m_Zero());
+}
+
+class Partitioner {
+public:
+  explicit Partitioner(ModuleOp module)
+      : module(module), ctx(module.getContext()), rewriter(ctx) {}
+
+  LogicalResult run();
+
+private:
+  /// The mesh of `sharding` and its symbol, or failure (reported at `op`).
+  FailureOr<std::pair<FlatSymbolRefAttr, MeshAttr>>
+  resolve(TensorShardingAttr sharding, Operation *op);
+
+  /// The local type of a value of type `type` sharded by `sharding`, or
+  /// failure with a diagnostic at `op` (non-divisible, dynamic).
+  FailureOr<Type> getLocalType(Type type, TensorShardingAttr sharding,
+                               Operation *op, StringRef what);
+
+  /// `comm.axis_index` over `axes` times `blockSize`, as an index.
+  Value offsetOf(Location loc, FlatSymbolRefAttr meshRef,
+                 ArrayRef<AxisRefAttr> axes, int64_t blockSize);
+
+  /// The local block of `value` after slicing dimension d by `axes[d]`.
+  Value sliceLocal(Location loc, Value value, FlatSymbolRefAttr meshRef,
+                   MeshAttr mesh, ArrayRef<SmallVector<AxisRefAttr>> axes);
+
+  LogicalResult inlineManualComputations(func::FuncOp func);
+  LogicalResult materializeConstants(func::FuncOp func);
+  LogicalResult retype(func::FuncOp func);
+  LogicalResult lowerCollective(Operation *op);
+  LogicalResult fixShapeOps(Operation *op);
+  LogicalResult fixLinalgIndices(linalg::LinalgOp op);
+  void recordInterface(func::FuncOp func,
+                       ArrayRef<TensorShardingAttr> argShardings,
+                       ArrayRef<TensorShardingAttr> resultShardings,
+                       ArrayRef<Type> argTypes, ArrayRef<Type> resultTypes);
+
+  ModuleOp module;
+  MLIRContext *ctx;
+  IRRewriter rewriter;
+  SymbolTableCollection symbols;
+};
+
+FailureOr<std::pair<FlatSymbolRefAttr, MeshAttr>>
+Partitioner::resolve(TensorShardingAttr sharding, Operation *op) {
+  FlatSymbolRefAttr ref = sharding.getMeshSymName();
+  if (!ref)
+    return op->emitOpError("has a sharding with an inlined mesh; run "
+                           "spmd-lift-inlined-meshes first");
+  MeshAttr mesh = sharding.getMesh(op, &symbols);
+  if (!mesh)
+    return op->emitOpError("has a sharding whose mesh ")
+           << ref << " cannot be resolved";
+  return std::make_pair(ref, mesh);
+}
+
+FailureOr<Type> Partitioner::getLocalType(Type type,
+                                          TensorShardingAttr sharding,
+                                          Operation *op, StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !sharding)
+    return type;
+  auto resolved = resolve(sharding, op);
+  if (failed(resolved))
+    return failure();
+  MeshAttr mesh = resolved->second;
+  if (sharding.getRank() != tensor.getRank())
+    return op->emitOpError()
+           << what << " has a sharding of rank " << sharding.getRank()
+           << " for a tensor of rank " << tensor.getRank();
+  SmallVector<int64_t> shape(tensor.getShape());
+  for (int64_t d = 0; d < tensor.getRank(); ++d) {
+    int64_t parts = productOf(sharding.getDimSharding(d).getAxes(), mesh);
+    if (parts == 1)
+      continue;
+    // A dynamic dimension stays dynamic: its local size is known when the
+    // program runs (the runtime checks that it divides).
+    if (ShapedType::isDynamic(shape[d]))
+      continue;
+    if (shape[d] % parts != 0)
+      return op->emitOpError()
+             << what << " shards dimension " << d << " of size " << shape[d]
+             << " into " << parts << " parts over axes "
+             << formatAxisList(sharding.getDimSharding(d).getAxes())
+             << ": non-divisible shardings are not supported by "
+                "spmd-partition";
+    shape[d] /= parts;
+  }
+  return tensor.clone(shape);
+}
+
+Value Partitioner::offsetOf(Location loc, FlatSymbolRefAttr meshRef,
+                            ArrayRef<AxisRefAttr> axes, int64_t blockSize) {
+  Value index = comm::AxisIndexOp::create(
+      rewriter, loc, rewriter.getIndexType(), meshRef, axes);
+  Value size = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
+  return arith::MulIOp::create(rewriter, loc, index, size);
+}
+
+Value Partitioner::sliceLocal(Location loc, Value value,
+                              FlatSymbolRefAttr meshRef, MeshAttr mesh,
+                              ArrayRef<SmallVector<AxisRefAttr>> axes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  bool any = false;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t parts = productOf(axes[d], mesh);
+    strides.push_back(rewriter.getIndexAttr(1));
+    if (parts == 1) {
+      sizes.push_back(rewriter.getIndexAttr(shape[d]));
+      if (ShapedType::isDynamic(shape[d]))
+        sizes.back() =
+            tensor::DimOp::create(rewriter, loc, value, d).getResult();
+      offsets.push_back(rewriter.getIndexAttr(0));
+      continue;
+    }
+    any = true;
+    Value index = comm::AxisIndexOp::create(
+        rewriter, loc, rewriter.getIndexType(), meshRef, axes[d]);
+    Value size;
+    if (ShapedType::isDynamic(shape[d])) {
+      Value whole = tensor::DimOp::create(rewriter, loc, value, d);
+      Value count = arith::ConstantIndexOp::create(rewriter, loc, parts);
+      size = arith::DivUIOp::create(rewriter, loc, whole, count);
+      sizes.push_back(size);
+    } else {
+      shape[d] /= parts;
+      size = arith::ConstantIndexOp::create(rewriter, loc, shape[d]);
+      sizes.push_back(rewriter.getIndexAttr(shape[d]));
+    }
+    offsets.push_back(
+        arith::MulIOp::create(rewriter, loc, index, size).getResult());
+  }
+  if (!any)
+    return value;
+  return tensor::ExtractSliceOp::create(rewriter, loc, type.clone(shape), value,
+                                        offsets, sizes, strides);
+}
+
+LogicalResult Partitioner::inlineManualComputations(func::FuncOp func) {
+  // Collectives inside bodies read their input sharding from the global
+  // view; pin it before the bodies' arguments disappear.
+  func.walk([&](Operation *op) {
+    if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
+             AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
+             ReplicatedToUnreducedOp>(op) ||
+        op->getAttr("in_sharding"))
+      return;
+    if (TensorShardingAttr sharding = getSharding(op->getOperand(0)))
+      op->setAttr("in_sharding", sharding);
+  });
+  SmallVector<ManualComputationOp> manuals;
+  func.walk<WalkOrder::PreOrder>(
+      [&](ManualComputationOp op) { manuals.push_back(op); });
+  for (ManualComputationOp manual : manuals) {
+    Block &body = manual.getBody().front();
+    Operation *terminator = body.getTerminator();
+    SmallVector<Value> results;
+    for (Value value : terminator->getOperands()) {
+      auto arg = dyn_cast<BlockArgument>(value);
+      results.push_back(arg && arg.getOwner() == &body
+                            ? manual->getOperand(arg.getArgNumber())
+                            : value);
+    }
+    rewriter.eraseOp(terminator);
+    rewriter.inlineBlockBefore(&body, manual, manual->getOperands());
+    // Users of the results read the global sharding from the collectives'
+    // pinned in_sharding; keep the value's own (local-view) sharding.
+    rewriter.replaceOp(manual, results);
+  }
+  return success();
+}
+
+LogicalResult Partitioner::materializeConstants(func::FuncOp func) {
+  SmallVector<arith::ConstantOp> constants;
+  func.walk([&](arith::ConstantOp op) { constants.push_back(op); });
+  for (arith::ConstantOp op : constants) {
+    TensorShardingAttr sharding = getSharding(op.getResult());
+    auto attr = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!sharding || !attr || attr.isSplat())
+      continue;
+    auto resolved = resolve(sharding, op);
+    if (failed(resolved))
+      return failure();
+    auto local = getLocalType(op.getType(), sharding, op, "result");
+    if (failed(local))
+      return failure();
+    if (*local == op.getType())
+      continue;
+    // The whole constant, and each device's block of it.
+    op->removeAttr(SpmdDialect::kShardingAttrName);
+    rewriter.setInsertionPointAfter(op);
+    SmallVector<SmallVector<AxisRefAttr>> axes;
+    for (DimensionShardingAttr dim : sharding.getDimShardings())
+      axes.emplace_back(dim.getAxes());
+    Value block = sliceLocal(op.getLoc(), op.getResult(), resolved->first,
+                             resolved->second, axes);
+    op.getResult().replaceAllUsesExcept(block, block.getDefiningOp());
+  }
+  return success();
+}
+
+LogicalResult Partitioner::retype(func::FuncOp func) {
+  SmallVector<std::pair<Value, Type>> updates;
+  auto visit = [&](Value value, Operation *anchor, StringRef what) {
+    TensorShardingAttr sharding = getSharding(value);
+    if (!sharding)
+      return success();
+    auto local = getLocalType(value.getType(), sharding, anchor, what);
+    if (failed(local))
+      return failure();
+    if (*local != value.getType())
+      updates.emplace_back(value, *local);
+    return success();
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(visit(arg, func, "argument")))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (failed(visit(result, op, "result")))
+        return WalkResult::interrupt();
+    if (isa<linalg::LinalgOp>(op))
+      return WalkResult::advance();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(visit(arg, op, "region argument")))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (auto [value, type] : updates)
+    value.setType(type);
+  return success();
+}
+
+LogicalResult Partitioner::lowerCollective(Operation *op) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto in = op->getAttrOfType<TensorShardingAttr>("in_sharding");
+  auto out = op->getAttrOfType<TensorShardingAttr>("out_sharding");
+  if (!out)
+    return op->emitOpError("has no out_sharding");
+  auto outResolved = resolve(out, op);
+  if (failed(outResolved))
+    return failure();
+  auto [meshRef, mesh] = *outResolved;
+  rewriter.setInsertionPoint(op);
+  auto type = cast<RankedTensorType>(input.getType());
+  Value value = input;
+  if (isa<ShardedToUnreducedOp, ReplicatedToUnreducedOp>(op) &&
+      !type.hasStaticShape())
+    return op->emitOpError("on a dynamically shaped tensor is not supported "
+                           "by spmd-partition");
+
+  // Gathers dimension d over `axes` (a suffix of its axes).
+  auto gather = [&](int64_t d, ArrayRef<AxisRefAttr> axes,
+                    FlatSymbolRefAttr ref, MeshAttr on) {
+    if (axes.empty())
+      return;
+    auto current = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(current.getShape());
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] *= productOf(axes, on);
+    value = comm::AllGatherOp::create(rewriter, loc, current.clone(shape),
+                                      value, ref, axes, d);
+  };
+  auto listsOf = [](ListOfAxisRefListsAttr lists) {
+    SmallVector<SmallVector<AxisRefAttr>> result;
+    for (AxisRefListAttr list : lists.getValue())
+      result.emplace_back(list.getValue());
+    return result;
+  };
+
+  if (auto allGather = dyn_cast<AllGatherOp>(op)) {
+    for (auto [d, list] :
+         llvm::enumerate(allGather.getGatheringAxes().getValue()))
+      gather(d, list.getValue(), meshRef, mesh);
+  } else if (auto allSlice = dyn_cast<AllSliceOp>(op)) {
+    value = sliceLocal(loc, value, meshRef, mesh,
+                       listsOf(allSlice.getSlicingAxes()));
+  } else if (auto allToAll = dyn_cast<AllToAllOp>(op)) {
+    for (AllToAllParamAttr param : allToAll.getParams().getValue()) {
+      auto current = cast<RankedTensorType>(value.getType());
+      SmallVector<int64_t> shape(current.getShape());
+      int64_t parts = productOf(param.getAxes(), mesh);
+      if (!ShapedType::isDynamic(shape[param.getSrcDim()]))
+        shape[param.getSrcDim()] *= parts;
+      if (!ShapedType::isDynamic(shape[param.getTgtDim()]))
+        shape[param.getTgtDim()] /= parts;
+      value = comm::AllToAllOp::create(rewriter, loc, current.clone(shape),
+                                       value, meshRef, param.getAxes(),
+                                       param.getTgtDim(), param.getSrcDim());
+    }
+  } else if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
+    SmallVector<AxisRefAttr> axes(allReduce.getReductionAxes().getValue());
+    if (!axes.empty())
+      value = comm::AllReduceOp::create(rewriter, loc, value,
+                                        toComm(allReduce.getReductionKind()),
+                                        meshRef, axes);
+  } else if (auto reduceScatter = dyn_cast<ReduceScatterOp>(op)) {
+    SmallVector<SmallVector<AxisRefAttr>> lists =
+        listsOf(reduceScatter.getReduceScatterAxes());
+    SmallVector<AxisRefAttr> all;
+    SmallVector<int64_t> scattered;
+    for (auto [d, list] : llvm::enumerate(lists)) {
+      llvm::append_range(all, list);
+      if (!list.empty())
+        scattered.push_back(d);
+    }
+    comm::ReductionKind kind = toComm(reduceScatter.getReductionKind());
+    if (scattered.size() == 1) {
+      // One dimension: the runtime's reduce-scatter.
+      int64_t d = scattered.front();
+      SmallVector<int64_t> shape(type.getShape());
+      if (!ShapedType::isDynamic(shape[d]))
+        shape[d] /= productOf(lists[d], mesh);
+      value = comm::ReduceScatterOp::create(rewriter, loc, type.clone(shape),
+                                            kind, value, meshRef, lists[d], d);
+      rewriter.replaceOp(op, value);
+      return success();
+    }
+    sortAndMergeAxes(all, mesh);
+    if (!all.empty())
+      value =
+          comm::AllReduceOp::create(rewriter, loc, value, kind, meshRef, all);
+    value = sliceLocal(loc, value, meshRef, mesh, lists);
+  } else if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
+    // Gather everything on the input's mesh, slice on the output's.
+    TensorShardingAttr source = in ? in : getSharding(input);
+    if (source) {
+      auto inResolved = resolve(source, op);
+      if (failed(inResolved))
+        return failure();
+      for (auto [d, dim] : llvm::enumerate(source.getDimShardings()))
+        gather(d, dim.getAxes(), inResolved->first, inResolved->second);
+    }
+    SmallVector<SmallVector<AxisRefAttr>> lists;
+    for (DimensionShardingAttr dim : out.getDimShardings())
+      lists.emplace_back(dim.getAxes());
+    value = sliceLocal(loc, value, meshRef, mesh, lists);
+  } else if (auto toUnreduced = dyn_cast<ShardedToUnreducedOp>(op)) {
+    // Each device's block in place, zeros elsewhere.
+    SmallVector<SmallVector<AxisRefAttr>> lists =
+        listsOf(toUnreduced.getAxes());
+    SmallVector<int64_t> shape(type.getShape());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t parts = productOf(lists[d], mesh);
+      sizes.push_back(rewriter.getIndexAttr(shape[d]));
+      strides.push_back(rewriter.getIndexAttr(1));
+      offsets.push_back(parts == 1 ? OpFoldResult(rewriter.getIndexAttr(0))
+                                   : OpFoldResult(offsetOf(
+                                         loc, meshRef, lists[d], shape[d])));
+      shape[d] *= parts;
+    }
+    auto wide = type.clone(shape);
+    Value zeros = arith::ConstantOp::create(rewriter, loc, wide,
+                                            rewriter.getZeroAttr(wide));
+    value = tensor::InsertSliceOp::create(rewriter, loc, value, zeros, offsets,
+                                          sizes, strides);
+  } else if (auto toUnreduced = dyn_cast<ReplicatedToUnreducedOp>(op)) {
+    // The value on the first device of each group, zeros on the others;
+    // zeros everywhere already are.
+    if (isZeroSplat(value)) {
+      rewriter.replaceOp(op, value);
+      return success();
+    }
+    Value index =
+        comm::AxisIndexOp::create(rewriter, loc, rewriter.getIndexType(),
+                                  meshRef, toUnreduced.getAxes().getValue());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        index, zero);
+    Value zeros = arith::ConstantOp::create(rewriter, loc, type,
+                                            rewriter.getZeroAttr(type));
+    value = arith::SelectOp::create(rewriter, loc, first, value, zeros);
+  } else {
+    return op->emitOpError("is not a collective spmd-partition can lower");
+  }
+  if (value.getType() != op->getResult(0).getType())
+    return op->emitOpError("lowers to a local type ")
+           << value.getType() << " but its result is "
+           << op->getResult(0).getType();
+  rewriter.replaceOp(op, value);
+  return success();
+}
+
+LogicalResult Partitioner::fixShapeOps(Operation *op) {
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto attr = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!attr || attr.getType() == constant.getType())
+      return success();
+    if (!attr.isSplat())
+      return op->emitOpError("has a sharded non-splat value that was not "
+                             "sliced");
+    constant.setValueAttr(
+        attr.resizeSplat(cast<ShapedType>(constant.getType())));
+    return success();
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    auto type = expand.getResultType();
+    if (!type.hasStaticShape())
+      return success();
+    expand.setStaticOutputShape(type.getShape());
+    return success();
+  }
+  auto fixSizes = [&](auto sliceOp, RankedTensorType full,
+                      RankedTensorType block,
+                      ArrayRef<int64_t> oldSizes) -> LogicalResult {
+    // Non-rank-reducing slices: a dimension taken whole is the one that may
+    // be sharded.
+    if (full.getRank() != block.getRank())
+      return success();
+    SmallVector<int64_t> sizes(oldSizes);
+    bool changed = false;
+    for (int64_t d = 0; d < full.getRank(); ++d) {
+      if (ShapedType::isDynamic(sizes[d]) || sizes[d] == block.getDimSize(d))
+        continue;
+      sizes[d] = block.getDimSize(d);
+      changed = true;
+    }
+    if (changed)
+      sliceOp.setStaticSizes(sizes);
+    return success();
+  };
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return fixSizes(slice, slice.getSourceType(), slice.getResultType(),
+                    slice.getStaticSizes());
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return fixSizes(insert, insert.getDestType(), insert.getSourceType(),
+                    insert.getStaticSizes());
+  return success();
+}
+
+LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
+  SmallVector<linalg::IndexOp> indices;
+  op->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+  if (indices.empty())
+    return success();
+  // The sharding of each loop dimension, from an operand or result that
+  // indexes it directly.
+  int64_t numLoops = op.getNumLoops();
+  SmallVector<SmallVector<AxisRefAttr>> loopAxes(numLoops);
+  SmallVector<int64_t> loopBlock(numLoops, 0);
+  FlatSymbolRefAttr meshRef;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    if (op.isDpsInit(&operand))
+      value = op.getTiedOpResult(&operand);
+    TensorShardingAttr sharding = getSharding(value);
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!sharding || !type)
+      continue;
+    auto resolved = resolve(sharding, op);
+    if (failed(resolved))
+      return failure();
+    meshRef = resolved->first;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || d >= static_cast<size_t>(sharding.getRank()))
+        continue;
+      ArrayRef<AxisRefAttr> axes = sharding.getDimSharding(d).getAxes();
+      if (axes.empty() || !loopAxes[dim.getPosition()].empty())
+        continue;
+      loopAxes[dim.getPosition()].assign(axes.begin(), axes.end());
+      loopBlock[dim.getPosition()] = type.getDimSize(d);
+    }
+  }
+  for (linalg::IndexOp index : indices) {
+    int64_t dim = index.getDim();
+    if (loopAxes[dim].empty())
+      continue;
+    if (ShapedType::isDynamic(loopBlock[dim]))
+      return index.emitOpError("reads the index of a sharded dynamic "
+                               "dimension, which spmd-partition does not "
+                               "support");
+    // The offset is computed before the op (it is the same for the whole
+    // block) and added to the index inside the body.
+    rewriter.setInsertionPoint(op);
+    Value offset =
+        offsetOf(index.getLoc(), meshRef, loopAxes[dim], loopBlock[dim]);
+    rewriter.setInsertionPointAfter(index);
+    auto sum = arith::AddIOp::create(rewriter, index.getLoc(), index, offset);
+    index.getResult().replaceAllUsesExcept(sum, sum);
+  }
+  return success();
+}
+
+void Partitioner::recordInterface(func::FuncOp func,
+                                  ArrayRef<TensorShardingAttr> argShardings,
+                                  ArrayRef<TensorShardingAttr> resultShardings,
+                                  ArrayRef<Type> argTypes,
+                                  ArrayRef<Type> resultTypes) {
+  // A replicated sharding stands for an unannotated tensor.
+  Attribute meshRef;
+  for (TensorShardingAttr sharding : argShardings)
+    if (sharding && !meshRef)
+      meshRef = sharding.getMeshOrRef();
+  for (TensorShardingAttr sharding : resultShardings)
+    if (sharding && !meshRef)
+      meshRef = sharding.getMeshOrRef();
+  if (!meshRef)
+    return;
+  auto complete = [&](ArrayRef<TensorShardingAttr> shardings,
+                      ArrayRef<Type> types) {
+    SmallVector<TensorShardingAttr> all;
+    for (auto [sharding, type] : llvm::zip(shardings, types)) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      all.push_back(
+          sharding ? sharding
+                   : TensorShardingAttr::getReplicated(
+                         ctx, meshRef, tensor ? tensor.getRank() : 0, true));
+    }
+    return TensorShardingPerValueAttr::get(ctx, all);
+  };
+  func->setAttr(kPerDeviceAttrName,
+                ArrayAttr::get(ctx, {complete(argShardings, argTypes),
+                                     complete(resultShardings, resultTypes)}));
+  for (auto [i, type] : llvm::enumerate(argTypes)) {
+    func.setArgAttr(i, kGlobalTypeAttrName, TypeAttr::get(type));
+    if (argShardings[i])
+      func.setArgAttr(i, kGlobalShardingAttrName, argShardings[i]);
+  }
+  for (auto [i, type] : llvm::enumerate(resultTypes)) {
+    func.setResultAttr(i, kGlobalTypeAttrName, TypeAttr::get(type));
+    if (resultShardings[i])
+      func.setResultAttr(i, kGlobalShardingAttrName, resultShardings[i]);
+  }
+}
+
+LogicalResult Partitioner::run() {
+  // Everything must have been resharded and lowered to collectives.
+  WalkResult leftovers = module.walk([&](Operation *op) {
+    if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
+      op->emitOpError("must be removed before spmd-partition (run "
+                      "spmd-insert-reshards and "
+                      "spmd-reshard-to-collectives first)");
+      return WalkResult::interrupt();
+    }
+    if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
+      op->emitOpError("is not supported by spmd-partition");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (leftovers.wasInterrupted())
+    return failure();
+
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  for (func::FuncOp func : funcs) {
+    if (func.isExternal())
+      continue;
+    // The global interface, before anything changes.
+    SmallVector<TensorShardingAttr> argShardings, resultShardings;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      argShardings.push_back(getSharding(func.getArgument(i)));
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      resultShardings.push_back(getFuncResultSharding(func, i));
+    SmallVector<Type> argTypes(func.getArgumentTypes());
+    SmallVector<Type> resultTypes(func.getResultTypes());
+
+    if (failed(inlineManualComputations(func)) ||
+        failed(materializeConstants(func)) || failed(retype(func)))
+      return failure();
+
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      if (isa<AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
+              AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
+              ReplicatedToUnreducedOp>(op)) {
+        if (failed(lowerCollective(op)))
+          return failure();
+        continue;
+      }
+      if (failed(fixShapeOps(op)))
+        return failure();
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        if (failed(fixLinalgIndices(linalgOp)))
+          return failure();
+    }
+    recordInterface(func, argShardings, resultShardings, argTypes, resultTypes);
+    func.setFunctionType(FunctionType::get(
+        ctx, func.getBody().front().getArgumentTypes(),
+        func.getBody().front().getTerminator()->getOperandTypes()));
+  }
+
+  // The program is local now: the shardings that described the global
+  // view go (the functions keep theirs as spmd.global_sharding).
+  module.walk([&](Operation *op) {
+    op->removeAttr(SpmdDialect::kShardingAttrName);
+    op->removeAttr(SpmdDialect::kOutShardingAttrName);
+    op->removeAttr(SpmdDialect::kShardingRuleAttrName);
+    op->removeAttr("spmd.sharding_origins");
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.removeArgAttr(i, SpmdDialect::kShardingAttrName);
+      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+        func.removeResultAttr(
+            i, StringAttr::get(ctx, SpmdDialect::kShardingAttrName));
+    }
+  });
+  return success();
+}
+
+struct SpmdPartitionPass
+    : public impl::SpmdPartitionPassBase<SpmdPartitionPass> {
+  void runOnOperation() override {
+    Partitioner partitioner(getOperation());
+    if (failed(partitioner.run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::tessera::spmd

@@ -1,0 +1,257 @@
+//===- ReshardToCollectives.cpp - spmd.reshard as collectives -------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each `spmd.reshard` becomes the global-view collectives that move its
+// input from the input's sharding to the reshard's: reduce what the target
+// no longer leaves unreduced, keep each dimension's common prefix, move axes
+// between dimensions with all-to-all, gather the rest of what leaves and
+// slice what joins (see the pass description in Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::tessera::spmd {
+#define GEN_PASS_DEF_SPMDRESHARDTOCOLLECTIVESPASS
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Builds the chain of collectives of one reshard.
+class ReshardLowering {
+public:
+  ReshardLowering(ReshardOp op, SymbolTableCollection &symbols)
+      : op(op), ctx(op.getContext()), builder(op), symbols(symbols) {}
+
+  FailureOr<Value> lower();
+
+private:
+  /// Fails with `message` on the reshard.
+  LogicalResult fail(const Twine &message) { return op.emitOpError(message); }
+
+  /// Checks an infer function's result and records it as the current
+  /// sharding.
+  FailureOr<TensorShardingAttr> check(FailureOr<TensorShardingAttr> result,
+                                      const std::string &error) {
+    if (failed(result)) {
+      (void)fail("cannot be lowered to collectives: " + error);
+      return failure();
+    }
+    return result;
+  }
+
+  LogicalResult reduce();
+  LogicalResult gatherAll();
+  LogicalResult moveAndSlice();
+
+  ReshardOp op;
+  MLIRContext *ctx;
+  OpBuilder builder;
+  SymbolTableCollection &symbols;
+  MeshAttr mesh;
+  Value value;
+  TensorShardingAttr current;
+  TensorShardingAttr target;
+};
+
+LogicalResult ReshardLowering::reduce() {
+  SmallVector<AxisRefAttr> toReduce = getAxisSetDiff(
+      current.getUnreducedAxes(), target.getUnreducedAxes(), mesh);
+  if (!target.getUnreducedAxes().empty() &&
+      !current.getUnreducedAxes().empty() &&
+      target.getUnreducedKind() != current.getUnreducedKind() &&
+      toReduce.size() != current.getUnreducedAxes().size())
+    return fail("changes the reduction kind of unreduced axes");
+  if (toReduce.empty())
+    return success();
+  ReductionKind kind = current.getUnreducedKind();
+  std::string error;
+  auto out = check(
+      inferAllReduceSharding(current, toReduce, kind, mesh, &error), error);
+  if (failed(out))
+    return failure();
+  value = AllReduceOp::create(builder, op.getLoc(), value,
+                              AxisRefListAttr::get(ctx, toReduce), *out,
+                              current, kind);
+  current = *out;
+  return success();
+}
+
+LogicalResult ReshardLowering::gatherAll() {
+  SmallVector<AxisRefListAttr> lists;
+  bool any = false;
+  for (DimensionShardingAttr dim : current.getDimShardings()) {
+    lists.push_back(AxisRefListAttr::get(ctx, dim.getAxes()));
+    any |= !dim.getAxes().empty();
+  }
+  if (!any)
+    return success();
+  std::string error;
+  auto out = check(inferAllGatherSharding(current, lists, mesh, &error), error);
+  if (failed(out))
+    return failure();
+  value = AllGatherOp::create(builder, op.getLoc(), value,
+                              ListOfAxisRefListsAttr::get(ctx, lists), *out,
+                              current);
+  current = *out;
+  return success();
+}
+
+LogicalResult ReshardLowering::moveAndSlice() {
+  int64_t rank = current.getRank();
+  // Per dimension: the axes that leave and the axes that join, after the
+  // longest common prefix.
+  SmallVector<SmallVector<AxisRefAttr>> leave(rank), join(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    ArrayRef<AxisRefAttr> from = current.getDimSharding(d).getAxes();
+    ArrayRef<AxisRefAttr> to = target.getDimSharding(d).getAxes();
+    size_t common = 0;
+    while (common < from.size() && common < to.size() &&
+           from[common] == to[common])
+      ++common;
+    leave[d].assign(from.begin() + common, from.end());
+    join[d].assign(to.begin() + common, to.end());
+  }
+  // Whole lists that move from one dimension to another: all-to-all.
+  SmallVector<AllToAllParamAttr> moves;
+  for (int64_t src = 0; src < rank; ++src) {
+    if (leave[src].empty() || !join[src].empty())
+      continue;
+    for (int64_t tgt = 0; tgt < rank; ++tgt) {
+      if (tgt == src || !leave[tgt].empty() || join[tgt] != leave[src])
+        continue;
+      moves.push_back(AllToAllParamAttr::get(ctx, leave[src], src, tgt));
+      leave[src].clear();
+      join[tgt].clear();
+      break;
+    }
+  }
+  std::string error;
+  // Gather what leaves.
+  SmallVector<AxisRefListAttr> gathers;
+  bool anyGather = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    gathers.push_back(AxisRefListAttr::get(ctx, leave[d]));
+    anyGather |= !leave[d].empty();
+  }
+  if (anyGather) {
+    auto out =
+        check(inferAllGatherSharding(current, gathers, mesh, &error), error);
+    if (failed(out))
+      return failure();
+    value = AllGatherOp::create(builder, op.getLoc(), value,
+                                ListOfAxisRefListsAttr::get(ctx, gathers), *out,
+                                current);
+    current = *out;
+  }
+  if (!moves.empty()) {
+    auto out =
+        check(inferAllToAllSharding(current, moves, mesh, &error), error);
+    if (failed(out))
+      return failure();
+    value = AllToAllOp::create(builder, op.getLoc(), value,
+                               AllToAllParamListAttr::get(ctx, moves), *out,
+                               current);
+    current = *out;
+  }
+  // Slice what joins.
+  SmallVector<AxisRefListAttr> slices;
+  bool anySlice = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    slices.push_back(AxisRefListAttr::get(ctx, join[d]));
+    anySlice |= !join[d].empty();
+  }
+  if (anySlice) {
+    auto out =
+        check(inferAllSliceSharding(current, slices, mesh, &error), error);
+    if (failed(out))
+      return failure();
+    value = AllSliceOp::create(builder, op.getLoc(), value,
+                               ListOfAxisRefListsAttr::get(ctx, slices), *out,
+                               current);
+    current = *out;
+  }
+  return success();
+}
+
+FailureOr<Value> ReshardLowering::lower() {
+  value = op.getInput();
+  target = op.getSharding();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return fail("needs a ranked tensor");
+  mesh = target.getMesh(op, &symbols);
+  if (!mesh)
+    return fail("has a sharding whose mesh cannot be resolved");
+  current = getSharding(value);
+  if (!current)
+    current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
+                                                type.getRank(), true);
+  MeshAttr sourceMesh = current.getMesh(op, &symbols);
+  if (!sourceMesh)
+    return fail("has an input whose mesh cannot be resolved");
+  if (sourceMesh != mesh) {
+    // Another device order of the same axes: gather everything on the
+    // source mesh; a replicated value is the same on the target mesh.
+    if (sourceMesh.getAxes() != mesh.getAxes())
+      return fail("moves a tensor between meshes with different axes, "
+                  "which is not supported");
+    MeshAttr targetMesh = mesh;
+    mesh = sourceMesh;
+    if (failed(reduce()) || failed(gatherAll()))
+      return failure();
+    mesh = targetMesh;
+    current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
+                                                type.getRank(), true);
+  }
+  // Unreduced axes the target keeps stay; the others are reduced first.
+  if (failed(reduce()) || failed(moveAndSlice()))
+    return failure();
+  // New unreduced axes.
+  SmallVector<AxisRefAttr> introduce = getAxisSetDiff(
+      target.getUnreducedAxes(), current.getUnreducedAxes(), mesh);
+  if (!introduce.empty()) {
+    if (target.getUnreducedKind() != ReductionKind::Sum)
+      return fail("introduces unreduced axes of a kind other than 'sum'");
+    std::string error;
+    auto out = check(
+        inferReplicatedToUnreducedSharding(current, introduce, mesh, &error),
+        error);
+    if (failed(out))
+      return failure();
+    value = ReplicatedToUnreducedOp::create(
+        builder, op.getLoc(), value, AxisRefListAttr::get(ctx, introduce), *out,
+        current);
+    current = *out;
+  }
+  return value;
+}
+
+struct SpmdReshardToCollectivesPass
+    : public impl::SpmdReshardToCollectivesPassBase<
+          SpmdReshardToCollectivesPass> {
+  void runOnOperation() override {
+    SymbolTableCollection symbols;
+    SmallVector<ReshardOp> reshards;
+    getOperation().walk([&](ReshardOp op) { reshards.push_back(op); });
+    for (ReshardOp op : reshards) {
+      ReshardLowering lowering(op, symbols);
+      FailureOr<Value> value = lowering.lower();
+      if (failed(value))
+        return signalPassFailure();
+      op.replaceAllUsesWith(*value);
+      op.erase();
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::tessera::spmd

@@ -1,0 +1,40 @@
+// RUN: tessera-opt %s --spmd-insert-reshards --split-input-file --verify-diagnostics
+
+spmd.mesh @a = <["x"=2]>
+spmd.mesh @b = <["x"=4]>
+
+func.func @two_meshes(
+    %x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@a, [{"x"}]>},
+    %y: tensor<8xf32> {spmd.sharding = #spmd.sharding<@b, [{"x"}]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{'arith.addf' op has operands or results on different meshes, which spmd-insert-reshards does not support}}
+  %0 = arith.addf %x, %y : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+
+func.func @region_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'spmd.auto_axes' op is not supported by spmd-insert-reshards; inline it first}}
+  %0 = spmd.auto_axes(%x) axes={"x"} out_shardings=[<@mesh, [{}]>] (%l: tensor<8xf32>) {
+    spmd.return %l : tensor<8xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2]>
+
+func.func @while_loop(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  %c = arith.constant true
+  // expected-error @+1 {{'scf.while' op carries sharded tensors through its regions, which spmd-insert-reshards does not support}}
+  %0 = scf.while (%t = %x) : (tensor<8xf32>) -> tensor<8xf32> {
+    scf.condition(%c) %t : tensor<8xf32>
+  } do {
+  ^bb0(%t: tensor<8xf32>):
+    scf.yield %t : tensor<8xf32>
+  } attributes {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>}
+  return %0 : tensor<8xf32>
+}

@@ -1,0 +1,196 @@
+// RUN: tessera-opt %s --spmd-insert-reshards | FileCheck %s
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+// Operands that already agree are left alone.
+// CHECK-LABEL: func @consistent
+func.func @consistent(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) {
+  // CHECK-NOT: spmd.reshard
+  // CHECK: arith.addf %arg0, %arg1 {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>]>}
+  %0 = arith.addf %a, %b {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>]>} : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Two factors want the same axis: the one with more data behind it (the
+// operand and the declared result) gets it; the other operand is resharded
+// (an all-to-all).
+// CHECK-LABEL: func @axis_conflict
+func.func @axis_conflict(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>},
+    %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>}) {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg1 <@mesh, [{"y"}, {}]>
+  // CHECK: arith.addf %arg0, %[[R]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>}
+  // CHECK-NOT: spmd.reshard
+  %0 = arith.addf %a, %b {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>} : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Factors that want different axes both get theirs: the operands are
+// sliced (no communication) and the result gathered back.
+// CHECK-LABEL: func @both_factors
+func.func @both_factors(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+    %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  // CHECK: %[[A:.*]] = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]>
+  // CHECK: %[[B:.*]] = spmd.reshard %arg1 <@mesh, [{"x"}, {"y"}]>
+  // CHECK: %[[S:.*]] = arith.addf %[[A]], %[[B]]
+  // CHECK: spmd.reshard %[[S]] <@mesh, [{"x"}, {}]>
+  %0 = arith.addf %a, %b : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// A sharded contracting dimension: the result is unreduced over it, the
+// destination is added once, and a reshard to the declared sharding
+// (replicated over "y") follows.
+// CHECK-LABEL: func @contracting
+func.func @contracting(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<8x4xf32>
+  %f = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // CHECK: %[[F:.*]] = linalg.fill
+  // CHECK: %[[U:.*]] = spmd.reshard %[[F]] <@mesh, [{"x"}, {}], unreduced={"y"}>
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced={"y"}>]>} ins(%arg0, %arg1 : {{.*}}) outs(%[[U]] : {{.*}})
+  // CHECK: %[[R:.*]] = spmd.reshard %[[M]] <@mesh, [{"x"}, {}]>
+  // CHECK: return %[[R]]
+  %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+
+// A result declared unreduced keeps the partial sums: no reshard after it.
+// CHECK-LABEL: func @declared_unreduced
+func.func @declared_unreduced(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>},
+    %c: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced={"y"}>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced={"y"}>}) {
+  // CHECK: %[[M:.*]] = linalg.matmul {{.*}}unreduced={"y"}{{.*}} ins(%arg0, %arg1 {{.*}} outs(%arg2
+  // CHECK-NEXT: return %[[M]]
+  %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}], unreduced={"y"}>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+
+// A max reduction over a sharded dimension: the result is max-unreduced and
+// the destination stays replicated (max is idempotent).
+// CHECK-LABEL: func @max_reduction
+func.func @max_reduction(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %init: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>})
+    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
+  // CHECK: %[[R:.*]] = linalg.reduce {{.*}} outs(%arg1 : tensor<8xf32>) {{.*}}spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}], unreduced=max{"y"}>]>
+  // CHECK: spmd.reshard %[[R]] <@mesh, [{"x"}]>
+  %r = linalg.reduce ins(%a : tensor<8x16xf32>) outs(%init : tensor<8xf32>) dimensions = [1]
+    (%v: f32, %acc: f32) {
+      %m = arith.maximumf %v, %acc : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// A reduction whose combiner has no collective (a product) stays
+// unsharded: its operand is gathered first.
+// CHECK-LABEL: func @product_reduction
+func.func @product_reduction(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>},
+    %init: tensor<8xf32>) -> tensor<8xf32> {
+  // CHECK: %[[G:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+  // CHECK: linalg.reduce ins(%[[G]]
+  %r = linalg.reduce ins(%a : tensor<8x16xf32>) outs(%init : tensor<8xf32>) dimensions = [1]
+    (%v: f32, %acc: f32) {
+      %m = arith.mulf %v, %acc : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// A sliced dimension (a permutation factor) must be whole.
+// CHECK-LABEL: func @slice
+func.func @slice(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>})
+    -> tensor<8x8xf32> {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{"x"}, {}]>
+  // CHECK: tensor.extract_slice %[[R]][0, 4] [8, 8] [1, 1]
+  %s = tensor.extract_slice %a[0, 4] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// Axes that do not divide a factor are not used.
+// CHECK-LABEL: func @non_divisible
+func.func @non_divisible(
+    %a: tensor<6x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> tensor<6x16xf32> {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+  // CHECK: math.exp %[[R]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>}
+  %0 = math.exp %a : tensor<6x16xf32>
+  return %0 : tensor<6x16xf32>
+}
+
+// A sharding constraint becomes a reshard; a barrier and a group go.
+// CHECK-LABEL: func @constraint
+func.func @constraint(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>}) {
+  // CHECK-NOT: spmd.sharding_constraint
+  // CHECK-NOT: spmd.sharding_group
+  // CHECK-NOT: spmd.propagation_barrier
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {"y"}]>
+  // CHECK: return %[[R]]
+  spmd.sharding_group %a group_id=0 : tensor<8x16xf32>
+  %b = spmd.propagation_barrier %a allowed_direction=NONE : tensor<8x16xf32>
+  %0 = spmd.sharding_constraint %b <@mesh, [{}, {"y"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Ops without a sharding rule compute on replicated values.
+// CHECK-LABEL: func @no_rule
+func.func @no_rule(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> f32 {
+  %c = arith.constant 1 : index
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+  // CHECK: tensor.extract %[[R]]
+  %0 = tensor.extract %a[%c, %c] : tensor<8x16xf32>
+  return %0 : f32
+}
+
+// Loops: the init and the yielded value take the loop's sharding.
+// CHECK-LABEL: func @loop
+func.func @loop(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // CHECK: %[[I:.*]] = spmd.reshard %arg0 <@mesh, [{}, {"y"}]>
+  // CHECK: scf.for {{.*}} iter_args(%[[ARG:.*]] = %[[I]])
+  // CHECK: %[[E:.*]] = math.exp %[[ARG]]
+  // CHECK: scf.yield %[[E]]
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%t = %a) -> tensor<8x16xf32> {
+    %e = math.exp %t {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : tensor<8x16xf32>
+    scf.yield %e : tensor<8x16xf32>
+  } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>}
+  return %r : tensor<8x16xf32>
+}
+
+// Manual computations get their operands as in_shardings say.
+// CHECK-LABEL: func @manual
+func.func @manual(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>})
+    -> tensor<8x16xf32> {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{"x"}, {}]>
+  // CHECK: spmd.manual_computation(%[[R]])
+  %0 = spmd.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {}]>]
+      out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"}
+      (%l: tensor<4x16xf32>) {
+    %n = arith.negf %l : tensor<4x16xf32>
+    spmd.return %n : tensor<4x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

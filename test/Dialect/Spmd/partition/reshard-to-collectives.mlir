@@ -1,0 +1,101 @@
+// RUN: tessera-opt %s --spmd-reshard-to-collectives | FileCheck %s
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+spmd.mesh @sub = <["a"=4, "b"=2]>
+spmd.mesh @reordered = <["x"=2, "y"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
+
+// CHECK-LABEL: func @identity
+func.func @identity(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: return %arg0
+  %0 = spmd.reshard %arg0 <@mesh, [{"x", ?}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func @gather
+func.func @gather(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"y"}, {}] %arg0 in_sharding=<@mesh, [{"x", "y"}, {}]> out_sharding=<@mesh, [{"x"}, {}]>
+  // CHECK-NEXT: return %[[G]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func @slice
+func.func @slice(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[S:.*]] = spmd.all_slice [{}, {"y"}] %arg0 in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[S]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// An unannotated input is replicated.
+// CHECK-LABEL: func @from_replicated
+func.func @from_replicated(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // CHECK-NEXT: spmd.all_slice [{"y"}, {"x"}] %arg0
+  %0 = spmd.reshard %arg0 <@mesh, [{"y"}, {"x"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// An axis list that moves between dimensions is one all-to-all.
+// CHECK-LABEL: func @all_to_all
+func.func @all_to_all(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[A:.*]] = spmd.all_to_all [{"y"}: 0->1] %arg0 in_sharding=<@mesh, [{"x", "y"}, {}]> out_sharding=<@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[A]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Swapping the axes of two dimensions: gather both, slice both.
+// CHECK-LABEL: func @swap
+func.func @swap(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"x"}, {"y"}] %arg0
+  // CHECK-NEXT: %[[S:.*]] = spmd.all_slice [{"y"}, {"x"}] %[[G]]
+  // CHECK-SAME: out_sharding=<@mesh, [{"y"}, {"x"}]>
+  %0 = spmd.reshard %arg0 <@mesh, [{"y"}, {"x"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Reordering the axes of one dimension.
+// CHECK-LABEL: func @reorder
+func.func @reorder(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"x", "y"}, {}] %arg0
+  // CHECK-NEXT: spmd.all_slice [{"y", "x"}, {}] %[[G]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"y", "x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Sub-axes: the common prefix "a":(1)2 stays.
+// CHECK-LABEL: func @sub_axes
+func.func @sub_axes(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@sub, [{"a"}, {}]>}) -> tensor<16x16xf32> {
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"a"}, {}] %arg0
+  // CHECK-NEXT: spmd.all_slice [{"a":(1)2}, {"a":(2)2}] %[[G]]
+  %0 = spmd.reshard %arg0 <@sub, [{"a":(1)2}, {"a":(2)2}]> : tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// Unreduced axes the target drops are all-reduced first, with their kind.
+// CHECK-LABEL: func @reduce
+func.func @reduce(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced=max{"y"}>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce max {"y"} %arg0
+  // CHECK-SAME: out_sharding=<@mesh, [{"x"}, {}]>
+  // CHECK-NEXT: spmd.all_slice [{}, {"y"}] %[[R]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// New sum-unreduced axes.
+// CHECK-LABEL: func @introduce
+func.func @introduce(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: spmd.replicated_to_unreduced {"y"} %arg0
+  // CHECK-SAME: out_sharding=<@mesh, [{"x"}, {}], unreduced={"y"}>
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {}], unreduced={"y"}> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Another device order: gather on the source mesh, slice on the target's.
+// CHECK-LABEL: func @device_order
+func.func @device_order(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"x"}, {}] %arg0 in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@mesh, [{}, {}]>
+  // CHECK-NEXT: spmd.all_slice [{"x"}, {}] %[[G]] in_sharding=<@reordered, [{}, {}]> out_sharding=<@reordered, [{"x"}, {}]>
+  %0 = spmd.reshard %arg0 <@reordered, [{"x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
