@@ -7,6 +7,7 @@
 #include "tessera/InitAllDialects.h"
 
 #include "tessera/Dialect/Comm/IR/CommDialect.h"
+#include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Poly/Extensions/SymbolicShapeExternalModels.h"
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
 #include "tessera/Dialect/Spmd/Extensions/FuncExtension.h"
@@ -26,6 +27,7 @@ void mlir::tessera::registerAllDialects(DialectRegistry &registry) {
   registry.insert<spmd::SpmdDialect>();
   registry.insert<comm::CommDialect>();
   registry.insert<poly::PolyDialect>();
+  registry.insert<kernel::KernelDialect>();
   poly::registerSymbolicShapeExternalModels(registry);
   spmd::registerShardingRuleExternalModels(registry);
   spmd::registerFunctionShardingVerifierModels(registry);

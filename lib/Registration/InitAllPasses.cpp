@@ -7,6 +7,7 @@
 #include "tessera/InitAllPasses.h"
 
 #include "tessera/Conversion/Passes.h"
+#include "tessera/Dialect/Kernel/Transforms/Passes.h"
 #include "tessera/Dialect/Poly/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 #include "tessera/Pipelines/Pipelines.h"
@@ -21,6 +22,7 @@ void mlir::tessera::registerAllPasses() {
   spmd::registerTesseraPropagatePipeline();
   spmd::registerTesseraPartitionPipeline();
   poly::registerPolyPasses();
+  kernel::registerKernelPasses();
   registerTesseraConversionPasses();
   registerTesseraCpuPipeline();
 }
