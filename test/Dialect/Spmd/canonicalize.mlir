@@ -414,3 +414,19 @@ func.func @negative_manual_computation_inputs_used(%arg0: tensor<8xf32>) -> tens
   } : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+spmd.mesh @iota = <["x"=2]>
+spmd.mesh @reversed = <["x"=2], device_ids=[1, 0]>
+
+// A gather on one mesh and a slice on another with a different device
+// order move blocks between devices: they do not cancel.
+// CHECK-LABEL: func @gather_slice_other_mesh
+func.func @gather_slice_other_mesh(%arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@iota, [{"x"}]>}) -> tensor<8xf32> {
+  // CHECK: spmd.all_gather
+  // CHECK: spmd.all_slice
+  %0 = spmd.all_gather [{"x"}] %arg0 out_sharding=<@iota, [{}]> : tensor<8xf32>
+  %1 = spmd.all_slice [{"x"}] %0 in_sharding=<@reversed, [{}]> out_sharding=<@reversed, [{"x"}]> : tensor<8xf32>
+  return %1 : tensor<8xf32>
+}

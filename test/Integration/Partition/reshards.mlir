@@ -24,9 +24,19 @@
 // RUN: tessera-run %s --entry attention --random-inputs --check --mesh x=2,y=2 | FileCheck %s
 // RUN: tessera-run %s --entry integers --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry integers --random-inputs --check --mesh x=4,y=2 | FileCheck %s
+// RUN: tessera-run %s --entry reduce_scatter --random-inputs --check | FileCheck %s
+// RUN: tessera-run %s --entry reduce_scatter --random-inputs --check --mesh x=1,y=8 | FileCheck %s
+// RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
 // TWO: check: all 2 results match the single-device reference
+// The partitioned reduce_scatter entry: one comm.reduce_scatter and nothing
+// else moves data (each device sends its 16x4 partial products once).
+// IR-LABEL: func.func @reduce_scatter
+// IR-NOT: comm.all
+// IR: comm.reduce_scatter sum %{{.*}} over @mesh {"y"} dim 0 : tensor<16x16xf32> -> tensor<4x16xf32>
+// IR-NOT: comm.
+// IR: return
 
 spmd.mesh @mesh = <["x"=2, "y"=4], device_ids=[5, 3, 0, 6, 1, 7, 2, 4]>
 
@@ -158,4 +168,17 @@ func.func @integers(
   %i = linalg.fill ins(%zero : i32) outs(%e : tensor<16x8xi32>) -> tensor<16x8xi32>
   %m = linalg.matmul ins(%a, %b : tensor<16x32xi32>, tensor<32x8xi32>) outs(%i : tensor<16x8xi32>) -> tensor<16x8xi32>
   return %m : tensor<16x8xi32>
+}
+
+// A row-parallel contraction whose result is wanted sharded on the reduced
+// axis: a reduce-scatter (Megatron's sequence parallelism).
+func.func @reduce_scatter(
+    %h: tensor<16x32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>},
+    %w: tensor<32x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> (tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = linalg.matmul ins(%h, %w : tensor<16x32xf32>, tensor<32x16xf32>) outs(%i : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %m : tensor<16x16xf32>
 }

@@ -117,6 +117,11 @@ struct AllSliceOfAllGather : public OpRewritePattern<AllSliceOp> {
       return rewriter.notifyMatchFailure(op, "operand is not an all_gather");
     if (gather.getGatheringAxes() != op.getSlicingAxes())
       return rewriter.notifyMatchFailure(op, "axes differ");
+    // Gathering on one mesh and slicing on another with a different device
+    // order moves blocks between devices.
+    if (gather.getOutSharding().getMeshOrRef() !=
+        op.getOutSharding().getMeshOrRef())
+      return rewriter.notifyMatchFailure(op, "meshes differ");
     rewriter.replaceOp(op, gather.getTensor());
     return success();
   }
@@ -133,6 +138,9 @@ struct AllGatherOfAllSlice : public OpRewritePattern<AllGatherOp> {
       return rewriter.notifyMatchFailure(op, "operand is not an all_slice");
     if (slice.getSlicingAxes() != op.getGatheringAxes())
       return rewriter.notifyMatchFailure(op, "axes differ");
+    if (slice.getOutSharding().getMeshOrRef() !=
+        op.getOutSharding().getMeshOrRef())
+      return rewriter.notifyMatchFailure(op, "meshes differ");
     rewriter.replaceOp(op, slice.getTensor());
     return success();
   }
@@ -157,6 +165,9 @@ struct ReduceScatterFusion : public OpRewritePattern<AllSliceOp> {
         return rewriter.notifyMatchFailure(
             op, "the all_reduce has a user that is not the same all_slice");
     }
+    if (allReduce.getOutSharding().getMeshOrRef() !=
+        op.getOutSharding().getMeshOrRef())
+      return rewriter.notifyMatchFailure(op, "meshes differ");
     MeshAttr mesh = op.getOutSharding().getMesh(op);
     if (!mesh)
       return rewriter.notifyMatchFailure(op, "unknown mesh");

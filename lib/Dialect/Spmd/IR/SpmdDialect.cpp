@@ -164,6 +164,12 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
              << name << "' must be a dictionary or array attribute";
     return success();
   }
+  if (name == "spmd.check_vma") {
+    if (!isa<BoolAttr>(attr.getValue()) || !isa<ManualComputationOp>(op))
+      return op->emitOpError("'")
+             << name << "' must be a boolean on an 'spmd.manual_computation'";
+    return success();
+  }
   if (name == "spmd.sharding_origin_name") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError("'") << name << "' must be a string attribute";

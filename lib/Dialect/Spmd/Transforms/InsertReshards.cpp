@@ -26,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 #include <numeric>
@@ -290,12 +291,51 @@ ReshardInserter::getCommonMesh(Operation *op, ValueRange values) {
   return std::make_pair(meshRef, mesh);
 }
 
+/// True if `op` creates its tensor without reading one (an empty tensor, a
+/// splat constant, a fill of an empty tensor): any layout of it is made
+/// locally, without communication.
+bool isCreation(Operation *op) {
+  if (!op || op->getNumResults() != 1)
+    return false;
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    return dense && dense.isSplat();
+  }
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>();
+  return false;
+}
+
 void ReshardInserter::reshardOperand(OpOperand &operand,
                                      TensorShardingAttr target) {
   Operation *owner = operand.getOwner();
   if (hasLayout(getSharding(operand.get()), target, owner))
     return;
   OpBuilder builder(owner);
+  // A created tensor is created again in the wanted layout (unreduced axes
+  // are still introduced by a reshard below).
+  Operation *def = operand.get().getDefiningOp();
+  TensorShardingAttr layout = target.withUnreduced({}, ReductionKind::Sum);
+  if (isCreation(def) && def->getBlock() == owner->getBlock() &&
+      !hasLayout(getSharding(operand.get()), layout, owner)) {
+    MLIRContext *ctx = owner->getContext();
+    auto perValue = TensorShardingPerValueAttr::get(ctx, {layout});
+    IRMapping mapping;
+    if (auto fill = dyn_cast<linalg::FillOp>(def)) {
+      Operation *empty = fill.getOutputs().front().getDefiningOp();
+      Operation *newEmpty = builder.clone(*empty);
+      newEmpty->setAttr(SpmdDialect::kShardingAttrName, perValue);
+      mapping.map(empty->getResult(0), newEmpty->getResult(0));
+    }
+    Operation *copy = builder.clone(*def, mapping);
+    copy->setAttr(SpmdDialect::kShardingAttrName, perValue);
+    copy->removeAttr(SpmdDialect::kOutShardingAttrName);
+    operand.set(copy->getResult(0));
+    if (hasLayout(layout, target, owner))
+      return;
+  }
   auto reshard =
       ReshardOp::create(builder, owner->getLoc(), operand.get(), target);
   operand.set(reshard);

@@ -109,6 +109,8 @@ private:
   LogicalResult lowerCollective(Operation *op);
   LogicalResult fixShapeOps(Operation *op);
   LogicalResult fixLinalgIndices(linalg::LinalgOp op);
+  /// Removes the `spmd.sharding` of every argument and result.
+  void stripShardings(func::FuncOp func);
   void recordInterface(func::FuncOp func,
                        ArrayRef<TensorShardingAttr> argShardings,
                        ArrayRef<TensorShardingAttr> resultShardings,
@@ -570,6 +572,23 @@ LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
   return success();
 }
 
+void Partitioner::stripShardings(func::FuncOp func) {
+  auto strip = [&](ArrayRef<DictionaryAttr> old) {
+    SmallVector<DictionaryAttr> dicts;
+    for (DictionaryAttr dict : old) {
+      NamedAttrList attrs(dict ? dict : DictionaryAttr::get(ctx));
+      attrs.erase(SpmdDialect::kShardingAttrName);
+      dicts.push_back(attrs.getDictionary(ctx));
+    }
+    return dicts;
+  };
+  SmallVector<DictionaryAttr> args, results;
+  func.getAllArgAttrs(args);
+  func.getAllResultAttrs(results);
+  func.setAllArgAttrs(strip(args));
+  func.setAllResultAttrs(strip(results));
+}
+
 void Partitioner::recordInterface(func::FuncOp func,
                                   ArrayRef<TensorShardingAttr> argShardings,
                                   ArrayRef<TensorShardingAttr> resultShardings,
@@ -584,7 +603,7 @@ void Partitioner::recordInterface(func::FuncOp func,
     if (sharding && !meshRef)
       meshRef = sharding.getMeshOrRef();
   if (!meshRef)
-    return;
+    return stripShardings(func);
   auto complete = [&](ArrayRef<TensorShardingAttr> shardings,
                       ArrayRef<Type> types) {
     SmallVector<TensorShardingAttr> all;
@@ -600,16 +619,27 @@ void Partitioner::recordInterface(func::FuncOp func,
   func->setAttr(kPerDeviceAttrName,
                 ArrayAttr::get(ctx, {complete(argShardings, argTypes),
                                      complete(resultShardings, resultTypes)}));
-  for (auto [i, type] : llvm::enumerate(argTypes)) {
-    func.setArgAttr(i, kGlobalTypeAttrName, TypeAttr::get(type));
-    if (argShardings[i])
-      func.setArgAttr(i, kGlobalShardingAttrName, argShardings[i]);
-  }
-  for (auto [i, type] : llvm::enumerate(resultTypes)) {
-    func.setResultAttr(i, kGlobalTypeAttrName, TypeAttr::get(type));
-    if (resultShardings[i])
-      func.setResultAttr(i, kGlobalShardingAttrName, resultShardings[i]);
-  }
+  // One update of each attribute array (per-argument updates would rebuild
+  // the array once per argument).
+  auto rebuild = [&](ArrayRef<DictionaryAttr> old, ArrayRef<Type> types,
+                     ArrayRef<TensorShardingAttr> shardings) {
+    SmallVector<DictionaryAttr> dicts;
+    for (auto [i, type] : llvm::enumerate(types)) {
+      NamedAttrList attrs(i < old.size() && old[i] ? old[i]
+                                                   : DictionaryAttr::get(ctx));
+      attrs.erase(SpmdDialect::kShardingAttrName);
+      attrs.set(kGlobalTypeAttrName, TypeAttr::get(type));
+      if (shardings[i])
+        attrs.set(kGlobalShardingAttrName, shardings[i]);
+      dicts.push_back(attrs.getDictionary(ctx));
+    }
+    return dicts;
+  };
+  SmallVector<DictionaryAttr> oldArgs, oldResults;
+  func.getAllArgAttrs(oldArgs);
+  func.getAllResultAttrs(oldResults);
+  func.setAllArgAttrs(rebuild(oldArgs, argTypes, argShardings));
+  func.setAllResultAttrs(rebuild(oldResults, resultTypes, resultShardings));
 }
 
 LogicalResult Partitioner::run() {
@@ -676,13 +706,8 @@ LogicalResult Partitioner::run() {
     op->removeAttr(SpmdDialect::kOutShardingAttrName);
     op->removeAttr(SpmdDialect::kShardingRuleAttrName);
     op->removeAttr("spmd.sharding_origins");
-    if (auto func = dyn_cast<func::FuncOp>(op)) {
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        func.removeArgAttr(i, SpmdDialect::kShardingAttrName);
-      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-        func.removeResultAttr(
-            i, StringAttr::get(ctx, SpmdDialect::kShardingAttrName));
-    }
+    if (auto func = dyn_cast<func::FuncOp>(op); func && func.isExternal())
+      stripShardings(func);
   });
   return success();
 }

@@ -32,6 +32,7 @@ void registerTesseraPropagatePipeline() {
 void buildTesseraPartitionPipeline(OpPassManager &pm) {
   pm.addPass(createSpmdLiftInlinedMeshesPass());
   buildTesseraPropagatePipeline(pm);
+  pm.addPass(createSpmdCheckVmaPass());
   pm.addPass(createSpmdInsertReshardsPass());
   pm.addPass(createSpmdReshardToCollectivesPass());
   pm.addPass(createSpmdPartitionPass());
@@ -41,7 +42,7 @@ void registerTesseraPartitionPipeline() {
   PassPipelineRegistration<>(
       "tessera-partition",
       "The per-device program of a global-view module: meshes lifted "
-      "(spmd-lift-inlined-meshes), tessera-propagate, then "
+      "(spmd-lift-inlined-meshes), tessera-propagate, then spmd-check-vma, "
       "spmd-insert-reshards, spmd-reshard-to-collectives and spmd-partition",
       buildTesseraPartitionPipeline);
 }

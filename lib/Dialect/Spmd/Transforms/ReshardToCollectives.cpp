@@ -18,6 +18,7 @@
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tessera::spmd {
 #define GEN_PASS_DEF_SPMDRESHARDTOCOLLECTIVESPASS
@@ -250,6 +251,23 @@ struct SpmdReshardToCollectivesPass
       op.replaceAllUsesWith(*value);
       op.erase();
     }
+    // The collectives' own canonicalization: no-ops go, gather/slice pairs
+    // cancel, an all_reduce followed by an all_slice of the same axes
+    // becomes a reduce_scatter, and adjacent all-to-alls merge.
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    AllGatherOp::getCanonicalizationPatterns(patterns, ctx);
+    AllSliceOp::getCanonicalizationPatterns(patterns, ctx);
+    AllToAllOp::getCanonicalizationPatterns(patterns, ctx);
+    AllReduceOp::getCanonicalizationPatterns(patterns, ctx);
+    ReduceScatterOp::getCanonicalizationPatterns(patterns, ctx);
+    ReplicatedToUnreducedOp::getCanonicalizationPatterns(patterns, ctx);
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return signalPassFailure();
   }
 };
 

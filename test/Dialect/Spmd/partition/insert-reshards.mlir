@@ -194,3 +194,20 @@ func.func @manual(
   } : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
+
+// A created tensor (a fill of an empty tensor) in the wrong layout is
+// created again in the right one instead of being moved.
+// CHECK-LABEL: func @recreate
+func.func @recreate(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>}) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>} : tensor<8x16xf32>
+  %f = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>} ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: %[[E:.*]] = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>}
+  // CHECK: %[[F:.*]] = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} ins(%{{.*}} : f32) outs(%[[E]]
+  // CHECK-NOT: spmd.reshard
+  // CHECK: arith.addf %arg0, %[[F]]
+  %0 = arith.addf %a, %f {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

@@ -72,13 +72,23 @@ func.func @sub_axes(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@su
   return %0 : tensor<16x16xf32>
 }
 
-// Unreduced axes the target drops are all-reduced first, with their kind.
-// CHECK-LABEL: func @reduce
+// Unreduced axes the target drops are reduced first, with their kind (here
+// with the slice that follows, one reduce_scatter).
+// CHECK-LABEL: func @reduce(
 func.func @reduce(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced=max{"y"}>}) -> tensor<8x16xf32> {
-  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce max {"y"} %arg0
-  // CHECK-SAME: out_sharding=<@mesh, [{"x"}, {}]>
-  // CHECK-NEXT: spmd.all_slice [{}, {"y"}] %[[R]]
+  // CHECK-NEXT: %[[R:.*]] = spmd.reduce_scatter max [{}, {"y"}] %arg0
+  // CHECK-SAME: out_sharding=<@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[R]]
   %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func @reduce_only
+func.func @reduce_only(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced=min{"y"}>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce min {"y"} %arg0
+  // CHECK-SAME: out_sharding=<@mesh, [{"x"}, {}]>
+  // CHECK-NEXT: return %[[R]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {}]> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
 
@@ -97,5 +107,16 @@ func.func @device_order(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<
   // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"x"}, {}] %arg0 in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@mesh, [{}, {}]>
   // CHECK-NEXT: spmd.all_slice [{"x"}, {}] %[[G]] in_sharding=<@reordered, [{}, {}]> out_sharding=<@reordered, [{"x"}, {}]>
   %0 = spmd.reshard %arg0 <@reordered, [{"x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Reducing unreduced axes into a sharded dimension of the same axes: one
+// reduce_scatter (the all_reduce + all_slice pair is fused).
+// CHECK-LABEL: func @reduce_scatter
+func.func @reduce_scatter(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.reduce_scatter [{}, {"y"}] %arg0
+  // CHECK-SAME: out_sharding=<@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[R]]
+  %0 = spmd.reshard %arg0 <@mesh, [{"x"}, {"y"}]> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }

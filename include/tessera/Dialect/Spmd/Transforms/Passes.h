@@ -29,7 +29,7 @@ void buildTesseraPropagatePipeline(OpPassManager &pm);
 void registerTesseraPropagatePipeline();
 
 /// Adds `tessera-partition` to `pm`: spmd-lift-inlined-meshes,
-/// tessera-propagate, spmd-insert-reshards, spmd-reshard-to-collectives,
+/// tessera-propagate, spmd-check-vma, spmd-insert-reshards, spmd-reshard-to-collectives,
 /// spmd-partition.
 void buildTesseraPartitionPipeline(OpPassManager &pm);
 

@@ -352,6 +352,39 @@ def SpmdLowerReplicatedPass : Pass<"spmd-lower-replicated", "ModuleOp"> {
   ];
 }
 
+def SpmdCheckVmaPass : Pass<"spmd-check-vma", "ModuleOp"> {
+  let summary = "Checks that manual computation results declared replicated "
+                "over a manual axis are (JAX's check_vma)";
+  let description = [{
+    JAX's `check_vma` for `spmd.manual_computation` (`shard_map`): each value
+    of a body gets the set of manual axes along which it may differ between
+    devices. A body argument varies along the manual axes its
+    `in_shardings` entry mentions; `comm.axis_index`,
+    `comm.reduce_scatter`, `comm.all_to_all` and `comm.permute` add their
+    axes; `comm.all_reduce` and `comm.all_gather` remove theirs; every other
+    op's results vary along the union of its operands' axes and, for region
+    ops, of the values flowing through their regions (to a fixed point).
+    A result whose `out_shardings` entry does not mention a manual axis
+    (in a dimension or as unreduced) along which it may vary is an error,
+    in JAX's words:
+
+    ```
+    error: 'spmd.manual_computation' op was given out_shardings which
+    require replication which can't be statically inferred given the mesh:
+    out_shardings[0] is #spmd.sharding<@mesh, [{} ]> which implies that the
+    corresponding output value is replicated across mesh axis 'x', but
+    could not infer replication over any axes
+    ```
+
+    A note points at the op that defines the value. Making the value
+    invariant with a collective (`comm.all_reduce`, `comm.all_gather`)
+    fixes it; `spmd.check_vma = false` on a manual computation skips the
+    check (JAX's `check_vma=False`); `tessera-run` still compares the devices' copies of
+    such a result when it runs.
+  }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
 def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
   let summary = "Makes every op's operands and results agree on one factor "
                 "sharding (spmd.reshard) and reduces sharded reduction "
@@ -413,7 +446,11 @@ def SpmdReshardToCollectivesPass
     mesh with the same axes and a different device order is reached by
     gathering everything and slicing on the target mesh. New `sum`
     unreduced axes are introduced with `spmd.replicated_to_unreduced`.
-    Every collective carries its `in_sharding`.
+    Every collective carries its `in_sharding`. The collectives'
+    canonicalization then runs on the result (and only those patterns, no
+    folding): no-ops go, gather/slice pairs cancel, an `all_reduce` followed
+    by an `all_slice` becomes one `spmd.reduce_scatter`, and adjacent
+    all-to-alls merge.
   }];
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
