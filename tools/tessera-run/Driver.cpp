@@ -7,12 +7,15 @@
 #include "Driver.h"
 
 #include "tessera/Conversion/RuntimeTypes.h"
+#include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Dialect/Kernel/Transforms/Passes.h"
 #include "tessera/Dialect/Poly/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 #include "tessera/InitAllDialects.h"
 #include "tessera/Pipelines/Pipelines.h"
+#include "tessera/Runtime/Kernel.h"
 #include "tessera/Runtime/Mesh.h"
 #include "tessera/Runtime/Runtime.h"
 
@@ -131,6 +134,12 @@ struct Options {
   cl::opt<std::string> backend{"backend",
                                cl::desc("threads (the emulated mesh) or mpi"),
                                cl::init("threads")};
+  cl::opt<std::string> kernelMode{
+      "kernel-mode",
+      cl::desc("How kernel.calls run: pipelined (double-buffered windows, "
+               "the default) or interpret (sequential, with run-time checks); "
+               "--check compares a pipelined run with an interpret run"),
+      cl::value_desc("pipelined|interpret"), cl::init("pipelined")};
   cl::opt<bool> scalarLoops{
       "scalar-loops",
       cl::desc("Lower linalg to scalar loops (no tiling/vectorization)")};
@@ -618,8 +627,37 @@ ShardLayout getLayout(spmd::TensorShardingAttr sharding, spmd::MeshAttr mesh,
                       int64_t rank);
 std::string attrString(Attribute attr);
 
-/// Lowers the global-view module to the per-device LLVM-dialect program.
-FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName) {
+/// Lowers the kernel.calls of `module` (if any) as `mode` says: kernel-verify,
+/// then kernel-lower-pipelined or kernel-lower-interpret.
+LogicalResult lowerKernels(ModuleOp module, StringRef mode) {
+  if (!module.walk([](kernel::CallOp) { return WalkResult::interrupt(); })
+           .wasInterrupted())
+    return success();
+  if (mode != "pipelined" && mode != "interpret") {
+    fail("--kernel-mode must be pipelined or interpret, got '" + mode.str() +
+         "'");
+    return failure();
+  }
+  // Kernel bodies load and store vectors, which only the vectorizing
+  // pipeline lowers.
+  if (options->scalarLoops) {
+    fail("--scalar-loops cannot run kernel.calls (their bodies use vector "
+         "ops); run without it");
+    return failure();
+  }
+  return runPasses(module, [&](OpPassManager &pm) {
+    pm.addPass(kernel::createKernelVerifyPass());
+    if (mode == "interpret")
+      pm.addPass(kernel::createKernelLowerInterpretPass());
+    else
+      pm.addPass(kernel::createKernelLowerPipelinedPass());
+  });
+}
+
+/// Lowers the global-view module to the per-device LLVM-dialect program;
+/// kernel.calls as `kernelMode` says (default: --kernel-mode).
+FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName,
+                                      StringRef kernelMode = "") {
   auto entry = module.lookupSymbol<func::FuncOp>(entryName);
   SmallVector<int64_t> argRanks, resultRanks;
   for (Type type : entry.getArgumentTypes())
@@ -628,6 +666,7 @@ FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName) {
     resultRanks.push_back(cast<RankedTensorType>(type).getRank());
   // The global view (already propagated) becomes the per-device program.
   if (failed(runPasses(module, [&](OpPassManager &pm) {
+        pm.addPass(spmd::createSpmdCheckVmaPass());
         pm.addPass(spmd::createSpmdInsertReshardsPass());
         pm.addPass(spmd::createSpmdReshardToCollectivesPass());
         pm.addPass(spmd::createSpmdPartitionPass());
@@ -655,18 +694,24 @@ FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName) {
   }
   // The global interface has been read; the per-device program no longer
   // refers to the meshes through it.
+  MLIRContext *ctx = module.getContext();
+  auto strip = [&](ArrayRef<DictionaryAttr> old) {
+    SmallVector<DictionaryAttr> dicts;
+    for (DictionaryAttr dict : old) {
+      NamedAttrList attrs(dict ? dict : DictionaryAttr::get(ctx));
+      attrs.erase("spmd.global_type");
+      attrs.erase("spmd.global_sharding");
+      dicts.push_back(attrs.getDictionary(ctx));
+    }
+    return dicts;
+  };
   module.walk([&](func::FuncOp func) {
     func->removeAttr("tessera.per_device");
-    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      func.removeArgAttr(i, "spmd.global_type");
-      func.removeArgAttr(i, "spmd.global_sharding");
-    }
-    for (unsigned i = 0; i < func.getNumResults(); ++i) {
-      func.removeResultAttr(
-          i, StringAttr::get(module.getContext(), "spmd.global_type"));
-      func.removeResultAttr(
-          i, StringAttr::get(module.getContext(), "spmd.global_sharding"));
-    }
+    SmallVector<DictionaryAttr> args, results;
+    func.getAllArgAttrs(args);
+    func.getAllResultAttrs(results);
+    func.setAllArgAttrs(strip(args));
+    func.setAllResultAttrs(strip(results));
   });
 
   entry->setAttr("llvm.emit_c_interface", UnitAttr::get(module.getContext()));
@@ -674,6 +719,10 @@ FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName) {
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
     entry.setArgAttr(i, "bufferization.writable",
                      BoolAttr::get(module.getContext(), false));
+  if (failed(lowerKernels(module, kernelMode.empty()
+                                      ? StringRef(options->kernelMode)
+                                      : kernelMode)))
+    return failure();
   TesseraCpuPipelineOptions cpu;
   cpu.vectorize = !options->scalarLoops;
   if (failed(runPasses(module, [&](OpPassManager &pm) {
@@ -728,6 +777,8 @@ FailureOr<Compiled> jitCompile(ModuleOp module, StringRef entryName,
                              llvm::JITSymbolFlags::Exported};
     };
     for (const TesseraRtSymbol *s = tessera_rt_symbols(); s->name; ++s)
+      add(s->name, s->address);
+    for (const TesseraRtSymbol *s = tessera_rt_kernel_symbols(); s->name; ++s)
       add(s->name, s->address);
     // The allocation functions of finalize-memref-to-llvm's generic mode.
     add("_mlir_memref_to_llvm_alloc", (void *)&tessera_rt_alloc);
@@ -1302,11 +1353,17 @@ int runMain() {
       single.sizes[i] = 1;
   single.deviceIds.clear();
   OwningOpRef<ModuleOp> reference = cast<ModuleOp>((*module)->clone());
+  // With kernel.calls, the reference runs them in interpret mode.
+  bool hasKernels =
+      (*module)
+          ->walk([](kernel::CallOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   setMesh(*reference, single);
   FailureOr<EntryLayouts> refLayouts = failure();
   if (succeeded(verify(*reference)) &&
       succeeded(prepareGlobalView(*reference, *entry, *inputs)))
-    refLayouts = lowerToDevice(*reference, entryName);
+    refLayouts =
+        lowerToDevice(*reference, entryName, hasKernels ? "interpret" : "");
   if (failed(refLayouts))
     return fail("cannot build the single-device reference (see the errors "
                 "above)");
@@ -1342,8 +1399,9 @@ int runMain() {
                 mismatches, outputs->size());
     return 1;
   }
-  std::printf("check: all %zu results match the single-device reference\n",
-              outputs->size());
+  std::printf("check: all %zu results match the single-device reference%s\n",
+              outputs->size(),
+              hasKernels ? " (kernels in interpret mode)" : "");
   return 0;
 }
 

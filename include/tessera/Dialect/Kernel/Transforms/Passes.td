@@ -71,4 +71,110 @@ def KernelVerifyPass : Pass<"kernel-verify", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tessera::kernel::KernelDialect"];
 }
 
+def KernelLowerInterpretPass
+    : Pass<"kernel-lower-interpret", "::mlir::ModuleOp"> {
+  let summary = "Lowers kernel.calls to sequential code with run-time checks "
+                "(Pallas's interpret mode)";
+  let description = [{
+    The reference lowering of every `kernel.call` on tensors: plain
+    sequential code that the `tessera-cpu` pipeline compiles, with the
+    checks of Pallas's TPU interpret mode.
+
+    - The grid becomes nested `scf.for` loops in lexicographic order (last
+      axis fastest); `kernel.program_id` / `kernel.num_programs` become the
+      loop indices and bounds.
+    - Each blocked operand gets a block buffer (a memref of the block
+      shape). At every step the input blocks are copied in from the operand
+      at the block index of their index map (affine maps, or a call of the
+      index function with the scalar-prefetch buffers); the part of a
+      partial edge block or of element padding outside the array is NaN for
+      floats (the largest value for integers). An output block starts
+      NaN-poisoned whenever its block index changes (output windows are
+      never read from HBM) and is written back, without its part outside
+      the array, after every step. Scratch buffers are allocated once and
+      start NaN-poisoned; semaphores start at zero.
+    - The body is cloned once per call (`@<body>_interpret<N>`), with the
+      grid indices as leading arguments and the memory spaces dropped from
+      its types, and called at every step. `kernel.load` / `kernel.store`
+      become `vector` loads and stores (masked ones
+      `vector.maskedload`/`maskedstore`, masked-out lanes NaN),
+      `kernel.async_copy` a synchronous `memref.copy` that adds the bytes
+      of its target to the DMA semaphore (its wait subtracts them),
+      semaphores counters in memory, `kernel.run_scoped` fresh
+      (poisoned) buffers.
+    - Run-time checks call `tessera_rt_kernel_error`
+      (`tessera/Runtime/Kernel.h`), which fails the run with Pallas's words
+      naming the kernel, the grid point and the operand, and the failing
+      access is skipped: out-of-bounds block indices (`Out-of-bounds block
+      index (2, 0) for input "args[0]" in iteration (2,): ...`),
+      out-of-bounds unmasked loads and stores and DMA views
+      (`memref.subview`s of a buffer), non-consecutive revisits of
+      an output block (`Revisited block [0:8, 0:128] of output 0 in
+      iteration (1, 0). The block was previously visited in iterations
+      (0, 0) through (0, 0)`), semaphore waits that would hang, and
+      non-zero semaphores at kernel exit.
+
+    Operands become buffers through `bufferization.to_buffer` and results
+    tensors through `bufferization.to_tensor`, so the function around the
+    call is still a tensor program for one-shot bufferization. Aliased
+    outputs (`input_output_aliases`) start as a copy of their input.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def KernelLowerPipelinedPass
+    : Pass<"kernel-lower-pipelined", "::mlir::ModuleOp"> {
+  let summary = "Lowers kernel.calls to loops over double-buffered VMEM "
+                "windows (the Pallas TPU pipeline)";
+  let description = [{
+    The lowering of every `kernel.call` that behaves like Pallas's TPU
+    pipeline, on the CPU:
+
+    - the grid as nested `scf.for` loops in lexicographic order;
+    - per blocked operand in VMEM or SMEM a window of two buffers (one with
+      `buffers = 1` or for a trivial window, whole array and constant index
+      map); the body gets the current one;
+    - inputs: the first block is copied before the loops; at every step the
+      copy of the next step's block into the other buffer is issued before
+      the body runs, and skipped when the next block index equals the
+      current one (the same buffer is then reused);
+    - outputs: the window stays resident while the block index does not
+      change (so a consecutively revisited block accumulates), and is
+      written back (without its part outside the array) when the next
+      step's block index differs and at the last step, then the other
+      buffer becomes current;
+    - scratch buffers are allocated once and persist across steps.
+
+    A block "DMA" is a synchronous `linalg.copy` of the block's part
+    inside the array (loops LLVM vectorizes); every copy issued or skipped
+    is counted with `tessera_rt_kernel_count_copy`. The body is cloned and
+    lowered as in `kernel-lower-interpret` (the same loads, stores, DMAs and
+    semaphores), but without that lowering's poisoning and its block-index
+    and revisit checks; out-of-bounds block indices, loads, stores and DMA
+    views, semaphores that would hang and non-zero semaphores at exit are
+    still reported (and the access skipped).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // TESSERA_DIALECT_KERNEL_TRANSFORMS_PASSES_TD

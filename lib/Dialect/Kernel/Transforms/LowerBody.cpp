@@ -1,0 +1,614 @@
+//===- LowerBody.cpp - kernel ops of a body to vector and memref ops ------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Lowers the kernel ops of a kernel body clone (or an index map function)
+// for kernel-lower-interpret and kernel-lower-pipelined: grid queries to the
+// leading arguments and constants, kernel.load/store to row-wise vector
+// loads and stores (masked ones to vector.maskedload/maskedstore), DMAs to
+// synchronous copies that count bytes on their semaphores, semaphores to i32
+// counters, kernel.run_scoped to fresh buffers; with run-time checks that
+// call tessera_rt_kernel_error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerCalls.h"
+
+#include "tessera/Dialect/Kernel/IR/KernelDialect.h"
+#include "tessera/Dialect/Kernel/IR/KernelOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tessera;
+using namespace mlir::tessera::kernel;
+using namespace mlir::tessera::kernel::lowering;
+
+//===----------------------------------------------------------------------===//
+// Vector loads and stores
+//===----------------------------------------------------------------------===//
+
+/// Calls `fn` with every position of `shape` in row-major order.
+static void forEachPosition(ArrayRef<int64_t> shape,
+                            function_ref<void(ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> position(shape.size(), 0);
+  if (llvm::any_of(shape, [](int64_t d) { return d == 0; }))
+    return;
+  while (true) {
+    fn(position);
+    int64_t d = static_cast<int64_t>(shape.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++position[d] < shape[d])
+        break;
+      position[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// `indices` advanced by `position` along the last dimensions, where the
+/// row of a vector of rank `position.size() + 1` starts.
+static SmallVector<Value> rowIndices(OpBuilder &b, Location loc,
+                                     ValueRange indices,
+                                     ArrayRef<int64_t> position) {
+  SmallVector<Value> result(indices.begin(), indices.end());
+  size_t first = indices.size() - position.size() - 1;
+  for (auto [k, p] : llvm::enumerate(position))
+    if (p != 0)
+      result[first + k] = arith::AddIOp::create(b, loc, result[first + k],
+                                                constantIndex(b, loc, p));
+  return result;
+}
+
+/// A vector of `type` filled with the poison value (zeros if none).
+static Value poisonVector(OpBuilder &b, Location loc, VectorType type) {
+  TypedAttr scalar = getPoisonAttr(type.getElementType());
+  if (!scalar)
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, scalar));
+}
+
+/// Loads a vector covering the last dimensions of `memref` from `indices`,
+/// one 1-D load per row.
+static Value loadVector(OpBuilder &b, Location loc, Value memref,
+                        ValueRange indices, VectorType type, Value mask) {
+  Value passthru = mask ? poisonVector(b, loc, type) : Value();
+  if (type.getRank() == 1) {
+    if (mask)
+      return vector::MaskedLoadOp::create(b, loc, type, memref, indices, mask,
+                                          passthru);
+    return vector::LoadOp::create(b, loc, type, memref, indices);
+  }
+  auto rowType =
+      VectorType::get({type.getShape().back()}, type.getElementType());
+  Value result =
+      mask ? passthru
+           : arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
+  forEachPosition(type.getShape().drop_back(), [&](ArrayRef<int64_t> pos) {
+    SmallVector<Value> at = rowIndices(b, loc, indices, pos);
+    Value row;
+    if (mask) {
+      Value rowMask = vector::ExtractOp::create(b, loc, mask, pos);
+      Value rowPass = vector::ExtractOp::create(b, loc, passthru, pos);
+      row = vector::MaskedLoadOp::create(b, loc, rowType, memref, at, rowMask,
+                                         rowPass);
+    } else {
+      row = vector::LoadOp::create(b, loc, rowType, memref, at);
+    }
+    result = vector::InsertOp::create(b, loc, row, result, pos);
+  });
+  return result;
+}
+
+/// Stores `value` (a vector covering the last dimensions of `memref`) at
+/// `indices`, one 1-D store per row.
+static void storeVector(OpBuilder &b, Location loc, Value value, Value memref,
+                        ValueRange indices, Value mask) {
+  auto type = cast<VectorType>(value.getType());
+  if (type.getRank() == 1) {
+    if (mask)
+      vector::MaskedStoreOp::create(b, loc, memref, indices, mask, value);
+    else
+      vector::StoreOp::create(b, loc, value, memref, indices);
+    return;
+  }
+  forEachPosition(type.getShape().drop_back(), [&](ArrayRef<int64_t> pos) {
+    SmallVector<Value> at = rowIndices(b, loc, indices, pos);
+    Value row = vector::ExtractOp::create(b, loc, value, pos);
+    if (mask) {
+      Value rowMask = vector::ExtractOp::create(b, loc, mask, pos);
+      vector::MaskedStoreOp::create(b, loc, memref, at, rowMask, row);
+    } else {
+      vector::StoreOp::create(b, loc, row, memref, at);
+    }
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The body
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Lowers the kernel ops of one body clone.
+class BodyLowering {
+public:
+  BodyLowering(func::FuncOp body, CallOp call, KernelLoweringMode mode,
+               RuntimeCalls &runtime)
+      : body(body), call(call), mode(mode), runtime(runtime),
+        gridRank(call.getGrid().size()) {}
+
+  LogicalResult run();
+
+private:
+  /// The grid point the body runs at (its leading arguments).
+  ValueRange getPoint() { return body.getArguments().take_front(gridRank); }
+  /// The name of a buffer for messages.
+  std::string getBufferName(Value buffer);
+  /// Adds `prefix` with the kernel and iteration to `message`.
+  Message start(StringRef text) {
+    Message message;
+    message << "kernel @" << call.getCallee() << ": " << text;
+    return message;
+  }
+  /// The condition that the access of `extents` elements per dimension at
+  /// `indices` of `memref` stays in bounds.
+  Value inBounds(OpBuilder &b, Location loc, Value memref, ValueRange indices,
+                 ArrayRef<int64_t> extents);
+  /// `[a:b, c:d]` with the access range.
+  void appendRange(Message &message, ValueRange indices,
+                   ArrayRef<int64_t> extents, OpBuilder &b, Location loc);
+  /// The extents of an access of `valueType` to a memref of rank `rank`.
+  static SmallVector<int64_t> getExtents(Type valueType, int64_t rank);
+
+  LogicalResult lowerRunScoped(RunScopedOp op);
+  void lowerLoad(LoadOp op);
+  void lowerStore(StoreOp op);
+  void lowerSemaphore(Operation *op);
+  void lowerAsyncCopy(AsyncCopyOp op);
+  /// Reports (and returns false) when `view`, a DMA `role` ("source" or
+  /// "target") made by memref.subview, leaves its buffer.
+  Value checkView(OpBuilder &b, Location loc, Value view, StringRef role,
+                  StringRef verb);
+  /// Reports non-zero semaphores of `buffer` (named `name`) at `where`.
+  void checkSemaphoresZero(OpBuilder &b, Location loc, Value buffer,
+                           StringRef name, StringRef where);
+
+  func::FuncOp body;
+  CallOp call;
+  KernelLoweringMode mode;
+  RuntimeCalls &runtime;
+  unsigned gridRank;
+  /// Names of buffers allocated by kernel.run_scoped.
+  DenseMap<Value, std::string> scopedNames;
+  unsigned numScoped = 0;
+};
+} // namespace
+
+std::string BodyLowering::getBufferName(Value buffer) {
+  while (auto subview = buffer.getDefiningOp<memref::SubViewOp>())
+    buffer = subview.getSource();
+  auto it = scopedNames.find(buffer);
+  if (it != scopedNames.end())
+    return it->second;
+  auto arg = dyn_cast<BlockArgument>(buffer);
+  if (!arg || arg.getOwner() != &body.front() || arg.getArgNumber() < gridRank)
+    return "a buffer";
+  unsigned index = arg.getArgNumber() - gridRank;
+  unsigned numPrefetch = call.getScalarPrefetch();
+  if (index < numPrefetch)
+    return "args[" + std::to_string(index) + "]";
+  index -= numPrefetch;
+  if (index < call.getNumBlocked())
+    return call.getBlockedName(index);
+  return "scratch buffer " + std::to_string(index - call.getNumBlocked());
+}
+
+SmallVector<int64_t> BodyLowering::getExtents(Type valueType, int64_t rank) {
+  SmallVector<int64_t> extents(rank, 1);
+  if (auto vector = dyn_cast<VectorType>(valueType))
+    for (auto [i, d] : llvm::enumerate(llvm::reverse(vector.getShape())))
+      extents[rank - 1 - i] = d;
+  return extents;
+}
+
+Value BodyLowering::inBounds(OpBuilder &b, Location loc, Value memref,
+                             ValueRange indices, ArrayRef<int64_t> extents) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<Value> conditions;
+  Value zero = constantIndex(b, loc, 0);
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    conditions.push_back(cmp(b, loc, arith::CmpIPredicate::sge, index, zero));
+    Value end =
+        arith::AddIOp::create(b, loc, index, constantIndex(b, loc, extents[d]));
+    conditions.push_back(cmp(b, loc, arith::CmpIPredicate::sle, end,
+                             constantIndex(b, loc, type.getDimSize(d))));
+  }
+  return andAll(b, loc, conditions);
+}
+
+void BodyLowering::appendRange(Message &message, ValueRange indices,
+                               ArrayRef<int64_t> extents, OpBuilder &b,
+                               Location loc) {
+  message << "[";
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    if (d != 0)
+      message << ", ";
+    Value end =
+        arith::AddIOp::create(b, loc, index, constantIndex(b, loc, extents[d]));
+    message.value(index) << ":";
+    message.value(end);
+  }
+  message << "]";
+}
+
+void BodyLowering::checkSemaphoresZero(OpBuilder &b, Location loc, Value buffer,
+                                       StringRef name, StringRef where) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d : type.getShape()) {
+    lbs.push_back(constantIndex(b, loc, 0));
+    ubs.push_back(constantIndex(b, loc, d));
+    steps.push_back(constantIndex(b, loc, 1));
+  }
+  auto check = [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+    Value count = memref::LoadOp::create(nb, nl, buffer, ivs);
+    Value zero = arith::ConstantIntOp::create(nb, nl, 0, 32);
+    Value nonZero = cmp(nb, nl, arith::CmpIPredicate::ne, count, zero);
+    Message message;
+    message << "kernel @" << call.getCallee() << ": Semaphore " << name;
+    if (!ivs.empty()) {
+      message << "[";
+      for (auto [i, iv] : llvm::enumerate(ivs)) {
+        if (i != 0)
+          message << ", ";
+        message.value(iv);
+      }
+      message << "]";
+    }
+    message << " has non-zero count at " << where << ": ";
+    message.value(count);
+    runtime.reportIf(nb, nl, nonZero, message);
+  };
+  if (type.getRank() == 0) {
+    check(b, loc, {});
+    return;
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, check);
+}
+
+LogicalResult BodyLowering::lowerRunScoped(RunScopedOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Block &block = op.getBody().front();
+  SmallVector<Value> buffers;
+  SmallVector<std::pair<Value, std::string>> semaphores;
+  for (BlockArgument arg : block.getArguments()) {
+    auto type = cast<MemRefType>(stripType(arg.getType()));
+    Value buffer = memref::AllocOp::create(b, loc, type);
+    std::string name = "scoped buffer " + std::to_string(numScoped++);
+    scopedNames[buffer] = name;
+    if (auto original = dyn_cast<MemRefType>(arg.getType());
+        original && isSemaphoreType(original.getElementType())) {
+      zero(b, loc, buffer);
+      semaphores.emplace_back(buffer, name);
+    } else if (mode == KernelLoweringMode::Interpret) {
+      poison(b, loc, buffer);
+    }
+    buffers.push_back(buffer);
+  }
+  auto yield = cast<YieldOp>(block.getTerminator());
+  SmallVector<Value> results(yield.getValues());
+  IRRewriter rewriter(op.getContext());
+  rewriter.inlineBlockBefore(&block, op, buffers);
+  b.setInsertionPoint(op);
+  for (auto [buffer, name] : semaphores)
+    checkSemaphoresZero(b, loc, buffer, name,
+                        "the end of the kernel.run_scoped");
+  op.replaceAllUsesWith(results);
+  yield.erase();
+  op.erase();
+  return success();
+}
+
+void BodyLowering::lowerLoad(LoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value ref = op.getRef();
+  auto refType = cast<MemRefType>(ref.getType());
+  Type type = op.getResult().getType();
+  auto emit = [&](OpBuilder &nb, Location nl) -> Value {
+    if (auto vectorType = dyn_cast<VectorType>(type))
+      return loadVector(nb, nl, ref, op.getIndices(), vectorType, op.getMask());
+    if (Value mask = op.getMask()) {
+      auto ifOp = scf::IfOp::create(
+          nb, nl, mask,
+          [&](OpBuilder &tb, Location tl) {
+            Value v = memref::LoadOp::create(tb, tl, ref, op.getIndices());
+            scf::YieldOp::create(tb, tl, v);
+          },
+          [&](OpBuilder &eb, Location el) {
+            TypedAttr attr = getPoisonAttr(type);
+            Value v = arith::ConstantOp::create(
+                eb, el, attr ? attr : eb.getZeroAttr(type));
+            scf::YieldOp::create(eb, el, v);
+          });
+      return ifOp.getResult(0);
+    }
+    return memref::LoadOp::create(nb, nl, ref, op.getIndices());
+  };
+  Value result;
+  if (!op.getMask()) {
+    SmallVector<int64_t> extents = getExtents(type, refType.getRank());
+    Value ok = inBounds(b, loc, ref, op.getIndices(), extents);
+    auto ifOp = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(tb, tl, emit(tb, tl));
+        },
+        [&](OpBuilder &eb, Location el) {
+          Message message = start("Out-of-bounds read of ");
+          message << getBufferName(ref) << " in iteration ";
+          message.tuple(getPoint()) << ": reading ";
+          appendRange(message, op.getIndices(), extents, eb, el);
+          message << " but buffer has shape "
+                  << formatStaticShape(refType.getShape());
+          runtime.report(eb, el, message);
+          Value poisoned;
+          if (auto vectorType = dyn_cast<VectorType>(type)) {
+            poisoned = poisonVector(eb, el, vectorType);
+          } else {
+            TypedAttr attr = getPoisonAttr(type);
+            poisoned = arith::ConstantOp::create(
+                eb, el, attr ? attr : eb.getZeroAttr(type));
+          }
+          scf::YieldOp::create(eb, el, poisoned);
+        });
+    result = ifOp.getResult(0);
+  } else {
+    result = emit(b, loc);
+  }
+  op.getResult().replaceAllUsesWith(result);
+  op.erase();
+}
+
+void BodyLowering::lowerStore(StoreOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value ref = op.getRef();
+  auto refType = cast<MemRefType>(ref.getType());
+  Value value = op.getValue();
+  auto emit = [&](OpBuilder &nb, Location nl) {
+    if (isa<VectorType>(value.getType())) {
+      storeVector(nb, nl, value, ref, op.getIndices(), op.getMask());
+      return;
+    }
+    if (Value mask = op.getMask()) {
+      scf::IfOp::create(nb, nl, mask, [&](OpBuilder &tb, Location tl) {
+        memref::StoreOp::create(tb, tl, value, ref, op.getIndices());
+        scf::YieldOp::create(tb, tl);
+      });
+      return;
+    }
+    memref::StoreOp::create(nb, nl, value, ref, op.getIndices());
+  };
+  if (!op.getMask()) {
+    SmallVector<int64_t> extents =
+        getExtents(value.getType(), refType.getRank());
+    Value ok = inBounds(b, loc, ref, op.getIndices(), extents);
+    scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &tb, Location tl) {
+          emit(tb, tl);
+          scf::YieldOp::create(tb, tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          Message message = start("Out-of-bounds write of ");
+          message << getBufferName(ref) << " in iteration ";
+          message.tuple(getPoint()) << ": writing ";
+          appendRange(message, op.getIndices(), extents, eb, el);
+          message << " but buffer has shape "
+                  << formatStaticShape(refType.getShape());
+          runtime.report(eb, el, message);
+          scf::YieldOp::create(eb, el);
+        });
+  } else {
+    emit(b, loc);
+  }
+  op.erase();
+}
+
+/// Subtracts `amount` from the counter `sem[indices]`, reporting (and not
+/// subtracting) when it is smaller: a wait that would hang.
+static void emitWait(OpBuilder &b, Location loc, Value sem, ValueRange indices,
+                     Value amount, Message message, RuntimeCalls &runtime) {
+  Value count = memref::LoadOp::create(b, loc, sem, indices);
+  Value enough = cmp(b, loc, arith::CmpIPredicate::sge, count, amount);
+  scf::IfOp::create(
+      b, loc, enough,
+      [&](OpBuilder &tb, Location tl) {
+        Value rest = arith::SubIOp::create(tb, tl, count, amount);
+        memref::StoreOp::create(tb, tl, rest, sem, indices);
+        scf::YieldOp::create(tb, tl);
+      },
+      [&](OpBuilder &eb, Location el) {
+        message.value(count) << " is less than ";
+        message.value(amount);
+        runtime.report(eb, el, message);
+        scf::YieldOp::create(eb, el);
+      });
+}
+
+static void emitSignal(OpBuilder &b, Location loc, Value sem,
+                       ValueRange indices, Value amount) {
+  Value count = memref::LoadOp::create(b, loc, sem, indices);
+  Value sum = arith::AddIOp::create(b, loc, count, amount);
+  memref::StoreOp::create(b, loc, sum, sem, indices);
+}
+
+void BodyLowering::lowerSemaphore(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  if (auto signal = dyn_cast<SemaphoreSignalOp>(op)) {
+    emitSignal(b, loc, signal.getSem(), signal.getIndices(),
+               signal.getAmount());
+  } else if (auto wait = dyn_cast<SemaphoreWaitOp>(op)) {
+    Message message = start("kernel.semaphore_wait on ");
+    message << getBufferName(wait.getSem()) << " in iteration ";
+    message.tuple(getPoint()) << " would hang: its count ";
+    emitWait(b, loc, wait.getSem(), wait.getIndices(), wait.getAmount(),
+             message, runtime);
+  } else if (auto read = dyn_cast<SemaphoreReadOp>(op)) {
+    Value count =
+        memref::LoadOp::create(b, loc, read.getSem(), read.getIndices());
+    read.getResult().replaceAllUsesWith(count);
+  }
+  op->erase();
+}
+
+Value BodyLowering::checkView(OpBuilder &b, Location loc, Value view,
+                              StringRef role, StringRef verb) {
+  auto subview = view.getDefiningOp<memref::SubViewOp>();
+  if (!subview)
+    return arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto sourceType = cast<MemRefType>(subview.getSource().getType());
+  SmallVector<Value> conditions, starts, ends;
+  Value zero = constantIndex(b, loc, 0);
+  Value one = constantIndex(b, loc, 1);
+  for (auto [d, offset, size, stride] :
+       llvm::enumerate(subview.getMixedOffsets(), subview.getMixedSizes(),
+                       subview.getMixedStrides())) {
+    Value start = getValueOrCreateConstantIndexOp(b, loc, offset);
+    Value count = getValueOrCreateConstantIndexOp(b, loc, size);
+    Value step = getValueOrCreateConstantIndexOp(b, loc, stride);
+    // The last element read is start + (count - 1) * step.
+    Value last = arith::AddIOp::create(
+        b, loc, start,
+        arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, one),
+                              step));
+    Value end = arith::AddIOp::create(b, loc, last, one);
+    Value extent = constantIndex(b, loc, sourceType.getDimSize(d));
+    conditions.push_back(cmp(b, loc, arith::CmpIPredicate::sge, start, zero));
+    conditions.push_back(cmp(b, loc, arith::CmpIPredicate::sle, end, extent));
+    starts.push_back(start);
+    ends.push_back(end);
+  }
+  Value ok = andAll(b, loc, conditions);
+  Message message = start("Out-of-bounds DMA ");
+  message << role << " of " << getBufferName(view) << " in iteration ";
+  message.tuple(getPoint()) << ": " << verb << " [";
+  for (size_t d = 0; d < starts.size(); ++d) {
+    if (d != 0)
+      message << ", ";
+    message.value(starts[d]) << ":";
+    message.value(ends[d]);
+  }
+  message << "] but buffer has shape "
+          << formatStaticShape(sourceType.getShape());
+  Value failed = arith::XOrIOp::create(
+      b, loc, ok, arith::ConstantIntOp::create(b, loc, 1, 1));
+  runtime.reportIf(b, loc, failed, message);
+  return ok;
+}
+
+void BodyLowering::lowerAsyncCopy(AsyncCopyOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto dstType = cast<MemRefType>(op.getDst().getType());
+  int64_t bytes = dstType.getNumElements() *
+                  std::max<int64_t>(1, dstType.getElementTypeBitWidth() / 8);
+  Value amount = arith::ConstantIntOp::create(b, loc, bytes, 32);
+  if (op.getPhase() == CopyPhase::Start) {
+    // The copy completes at once (if its views are inside their buffers);
+    // its semaphore counts its bytes.
+    Value ok = andAll(b, loc,
+                      {checkView(b, loc, op.getSrc(), "source", "reading"),
+                       checkView(b, loc, op.getDst(), "target", "writing")});
+    scf::IfOp::create(b, loc, ok, [&](OpBuilder &tb, Location tl) {
+      memref::CopyOp::create(tb, tl, op.getSrc(), op.getDst());
+      scf::YieldOp::create(tb, tl);
+    });
+    emitSignal(b, loc, op.getSem(), op.getSemIndices(), amount);
+  } else {
+    Message message = start("kernel.async_copy wait on ");
+    message << getBufferName(op.getSem()) << " in iteration ";
+    message.tuple(getPoint())
+        << " would hang: no copy of that size was started, the DMA "
+           "semaphore count ";
+    emitWait(b, loc, op.getSem(), op.getSemIndices(), amount, message, runtime);
+  }
+  op.erase();
+}
+
+LogicalResult BodyLowering::run() {
+  // Scoped buffers first (outermost first), then the ops.
+  SmallVector<RunScopedOp> scopes;
+  body.walk<WalkOrder::PreOrder>([&](RunScopedOp op) { scopes.push_back(op); });
+  for (RunScopedOp op : scopes)
+    if (failed(lowerRunScoped(op)))
+      return failure();
+  // Then the memory spaces go (semaphores become i32 counters).
+  stripTypes(body);
+
+  SmallVector<Operation *> ops;
+  body.walk([&](Operation *op) {
+    if (isa<KernelDialect>(op->getDialect()))
+      ops.push_back(op);
+  });
+  OpBuilder b(body.getContext());
+  for (Operation *op : ops) {
+    if (auto programId = dyn_cast<ProgramIdOp>(op)) {
+      if (programId.getAxis() >= gridRank)
+        return programId.emitOpError("axis ")
+               << programId.getAxis() << " is out of range for the grid of "
+               << "rank " << gridRank
+               << " of the kernel.call it is lowered for";
+      programId.getResult().replaceAllUsesWith(
+          body.getArgument(programId.getAxis()));
+      op->erase();
+    } else if (auto numPrograms = dyn_cast<NumProgramsOp>(op)) {
+      if (numPrograms.getAxis() >= gridRank)
+        return numPrograms.emitOpError("axis ")
+               << numPrograms.getAxis()
+               << " is out of range for the grid of rank " << gridRank
+               << " of the kernel.call it is lowered for";
+      b.setInsertionPoint(op);
+      numPrograms.getResult().replaceAllUsesWith(constantIndex(
+          b, op->getLoc(), call.getGrid()[numPrograms.getAxis()]));
+      op->erase();
+    } else if (auto load = dyn_cast<LoadOp>(op)) {
+      lowerLoad(load);
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      lowerStore(store);
+    } else if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      lowerAsyncCopy(copy);
+    } else if (isa<SemaphoreSignalOp, SemaphoreWaitOp, SemaphoreReadOp>(op)) {
+      lowerSemaphore(op);
+    } else {
+      return op->emitOpError("cannot be lowered in a kernel body");
+    }
+  }
+  return success();
+}
+
+LogicalResult
+mlir::tessera::kernel::lowering::lowerBody(func::FuncOp body, CallOp call,
+                                           KernelLoweringMode mode,
+                                           RuntimeCalls &runtime) {
+  return BodyLowering(body, call, mode, runtime).run();
+}

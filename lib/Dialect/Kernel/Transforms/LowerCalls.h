@@ -1,0 +1,211 @@
+//===- LowerCalls.h - shared lowering of kernel.call ------------*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// The code kernel-lower-interpret and kernel-lower-pipelined share: they
+// differ only in how a grid step moves blocks between the arrays and their
+// windows (LowerCalls.cpp); kernel bodies are lowered the same way
+// (LowerBody.cpp), with the helpers of LoweringSupport.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_LIB_DIALECT_KERNEL_TRANSFORMS_LOWERCALLS_H
+#define TESSERA_LIB_DIALECT_KERNEL_TRANSFORMS_LOWERCALLS_H
+
+#include "tessera/Dialect/Kernel/IR/KernelOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <string>
+
+namespace mlir::tessera::kernel {
+
+/// How a lowering moves blocks.
+enum class KernelLoweringMode {
+  /// Sequential, every block copied at every step, with poisoning and
+  /// block-index and revisit checks.
+  Interpret,
+  /// Double-buffered windows, copies skipped when the block does not change.
+  Pipelined,
+};
+
+/// Lowers every `kernel.call` of `module` to loops and memref code, and drops
+/// the kernel memory spaces from every type. Emits an error and fails on
+/// what cannot be lowered.
+LogicalResult lowerKernelCalls(ModuleOp module, KernelLoweringMode mode);
+
+namespace lowering {
+
+//===----------------------------------------------------------------------===//
+// Helpers (LoweringSupport.cpp)
+//===----------------------------------------------------------------------===//
+
+/// An index constant.
+Value constantIndex(OpBuilder &b, Location loc, int64_t value);
+/// The conjunction of `conditions` (true if empty).
+Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conditions);
+/// The disjunction of `conditions` (false if empty).
+Value anyOf(OpBuilder &b, Location loc, ArrayRef<Value> conditions);
+/// An integer comparison.
+Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate predicate, Value lhs,
+          Value rhs);
+/// True if two lists of index values differ somewhere.
+Value anyDifferent(OpBuilder &b, Location loc, ValueRange lhs, ValueRange rhs);
+/// `type` without a kernel memory space (semaphores as i32 counters);
+/// function types element-wise.
+Type stripType(Type type);
+/// Drops the kernel memory spaces from every type in `root` (in place).
+void stripTypes(Operation *root);
+/// The value uninitialized memory holds: NaN for floats, the largest value
+/// for integers (as Pallas's TPU interpret mode), null for other types.
+TypedAttr getPoisonAttr(Type type);
+/// Fills `buffer` with the poison value of its element type.
+void poison(OpBuilder &b, Location loc, Value buffer);
+/// Fills `buffer` with zeros.
+void zero(OpBuilder &b, Location loc, Value buffer);
+/// A JAX-style tuple of `n` placeholders: `({}, {})`, `({},)`, `()`.
+std::string tuplePlaceholders(size_t n);
+/// A shape as JAX prints it.
+std::string formatStaticShape(ArrayRef<int64_t> shape);
+
+//===----------------------------------------------------------------------===//
+// Run-time errors and counters
+//===----------------------------------------------------------------------===//
+
+/// A run-time error message: text with one `{}` per value.
+struct Message {
+  std::string format;
+  SmallVector<Value> values;
+
+  Message &operator<<(StringRef text) {
+    format += text.str();
+    return *this;
+  }
+  /// Appends a value.
+  Message &value(Value v) {
+    format += "{}";
+    values.push_back(v);
+    return *this;
+  }
+  /// Appends `(a, b)`.
+  Message &tuple(ValueRange vs) {
+    format += tuplePlaceholders(vs.size());
+    values.append(vs.begin(), vs.end());
+    return *this;
+  }
+};
+
+/// Declares the runtime functions and builds their calls.
+class RuntimeCalls {
+public:
+  explicit RuntimeCalls(ModuleOp module)
+      : module(module),
+        ptrType(LLVM::LLVMPointerType::get(module.getContext())) {}
+
+  /// Calls tessera_rt_kernel_error with `message` when `failed` holds.
+  void reportIf(OpBuilder &b, Location loc, Value failed,
+                const Message &message) {
+    scf::IfOp::create(b, loc, failed, [&](OpBuilder &tb, Location tl) {
+      report(tb, tl, message);
+      scf::YieldOp::create(tb, tl);
+    });
+  }
+
+  /// Calls tessera_rt_kernel_error with `message`.
+  void report(OpBuilder &b, Location loc, const Message &message) {
+    Type i64 = b.getI64Type();
+    Type i32 = b.getI32Type();
+    func::FuncOp fn =
+        getFunction("tessera_rt_kernel_error", {ptrType, ptrType, i32});
+    int64_t n = message.values.size();
+    Value array = memref::AllocaOp::create(
+        b, loc, MemRefType::get({std::max<int64_t>(n, 1)}, i64));
+    for (auto [i, v] : llvm::enumerate(message.values)) {
+      Value value = v;
+      if (value.getType().isIndex())
+        value = arith::IndexCastOp::create(b, loc, i64, value);
+      else if (value.getType() != i64)
+        value = arith::ExtSIOp::create(b, loc, i64, value);
+      memref::StoreOp::create(b, loc, value, array,
+                              ValueRange{constantIndex(b, loc, i)});
+    }
+    Value format = getString(b, loc, message.format);
+    Value values = getPointer(b, loc, array);
+    Value count = arith::ConstantIntOp::create(b, loc, n, 32);
+    func::CallOp::create(b, loc, fn, ValueRange{format, values, count});
+  }
+
+  /// Calls tessera_rt_kernel_count_copy(issued).
+  void countCopy(OpBuilder &b, Location loc, bool issued) {
+    func::FuncOp fn =
+        getFunction("tessera_rt_kernel_count_copy", {b.getI32Type()});
+    Value value = arith::ConstantIntOp::create(b, loc, issued ? 1 : 0, 32);
+    func::CallOp::create(b, loc, fn, ValueRange{value});
+  }
+
+private:
+  func::FuncOp getFunction(StringRef name, ArrayRef<Type> inputs) {
+    if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+      return fn;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto fn = func::FuncOp::create(
+        b, module.getLoc(), name,
+        FunctionType::get(module.getContext(), inputs, {}));
+    fn.setPrivate();
+    return fn;
+  }
+
+  Value getString(OpBuilder &b, Location loc, StringRef text) {
+    std::string &name = strings[text.str()];
+    if (name.empty()) {
+      name = llvm::formatv("__tessera_kernel_message_{0}", strings.size() - 1)
+                 .str();
+      std::string value = text.str();
+      value.push_back('\0');
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+      LLVM::GlobalOp::create(b, module.getLoc(), arrayType,
+                             /*isConstant=*/true, LLVM::Linkage::Internal, name,
+                             b.getStringAttr(value));
+    }
+    return LLVM::AddressOfOp::create(b, loc, ptrType, name);
+  }
+
+  Value getPointer(OpBuilder &b, Location loc, Value buffer) {
+    Value index =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    return LLVM::IntToPtrOp::create(b, loc, ptrType, integer);
+  }
+
+  ModuleOp module;
+  Type ptrType;
+  std::map<std::string, std::string> strings;
+};
+
+//===----------------------------------------------------------------------===//
+// Bodies (LowerBody.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Lowers the kernel ops of `body`, the clone of the body of `call` with the
+/// grid indices as leading arguments (or an index map function, whose
+/// leading arguments are the grid indices too), and drops the memory spaces
+/// from its types.
+LogicalResult lowerBody(func::FuncOp body, CallOp call, KernelLoweringMode mode,
+                        RuntimeCalls &runtime);
+
+} // namespace lowering
+} // namespace mlir::tessera::kernel
+
+#endif // TESSERA_LIB_DIALECT_KERNEL_TRANSFORMS_LOWERCALLS_H
