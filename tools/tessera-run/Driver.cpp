@@ -955,10 +955,17 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
       std::vector<HostArray> outputs;
       std::vector<int64_t> freed;
       size_t offset = 0;
+      // Every result is read before any buffer is freed: results may share
+      // one (a value returned twice).
+      if (last)
+        for (const ValueInfo &r : compiled.results) {
+          outputs.push_back(readResult(resultBuffer.data() + offset,
+                                       r.type.getRank(), r.dtype));
+          offset += 3 + 2 * r.type.getRank();
+        }
+      offset = 0;
       for (const ValueInfo &r : compiled.results) {
         const int64_t *desc = resultBuffer.data() + offset;
-        if (last)
-          outputs.push_back(readResult(desc, r.type.getRank(), r.dtype));
         offset += 3 + 2 * r.type.getRank();
         int64_t allocated = desc[0];
         bool isInput =
@@ -1075,9 +1082,16 @@ ShardLayout getLayout(spmd::TensorShardingAttr sharding, spmd::MeshAttr mesh,
     return layout;
   for (int64_t d = 0; d < rank && d < sharding.getRank(); ++d)
     for (spmd::AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
-      if (std::optional<unsigned> index = mesh.getAxisIndex(axis.getName()))
-        layout.dims[d].push_back({static_cast<int64_t>(*index),
-                                  axis.getPreSize(), axis.getSize(mesh)});
+      if (std::optional<unsigned> index = mesh.getAxisIndex(axis.getName())) {
+        // A sub-axis "x":(m)k is the part of size k after more major parts
+        // of product m; the runtime strides by the parts minor to it.
+        int64_t size = axis.getSize(mesh);
+        int64_t minor =
+            axis.getSubAxisInfo()
+                ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
+                : 1;
+        layout.dims[d].push_back({static_cast<int64_t>(*index), minor, size});
+      }
   return layout;
 }
 

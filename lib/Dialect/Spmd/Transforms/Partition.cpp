@@ -48,6 +48,25 @@ int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
   return size;
 }
 
+/// The `comm` form of `axes`. A sub-axis `"x":(m)k` of the sharding
+/// grammar is the part of size k after the more major parts of product m;
+/// `comm` names a part by the product of the parts *minor* to it, which is
+/// size("x") / (m * k).
+SmallVector<AxisRefAttr> toCommAxes(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
+  SmallVector<AxisRefAttr> result;
+  for (AxisRefAttr axis : axes) {
+    if (!axis.getSubAxisInfo()) {
+      result.push_back(axis);
+      continue;
+    }
+    int64_t full = mesh.getAxisSize(axis.getName());
+    int64_t size = axis.getSize(mesh);
+    result.push_back(AxisRefAttr::get(axis.getContext(), axis.getName(),
+                                      full / (axis.getPreSize() * size), size));
+  }
+  return result;
+}
+
 comm::ReductionKind toComm(ReductionKind kind) {
   switch (kind) {
   case ReductionKind::Sum:
@@ -96,7 +115,7 @@ private:
                                Operation *op, StringRef what);
 
   /// `comm.axis_index` over `axes` times `blockSize`, as an index.
-  Value offsetOf(Location loc, FlatSymbolRefAttr meshRef,
+  Value offsetOf(Location loc, FlatSymbolRefAttr meshRef, MeshAttr mesh,
                  ArrayRef<AxisRefAttr> axes, int64_t blockSize);
 
   /// The local block of `value` after slicing dimension d by `axes[d]`.
@@ -171,9 +190,10 @@ FailureOr<Type> Partitioner::getLocalType(Type type,
 }
 
 Value Partitioner::offsetOf(Location loc, FlatSymbolRefAttr meshRef,
-                            ArrayRef<AxisRefAttr> axes, int64_t blockSize) {
+                            MeshAttr mesh, ArrayRef<AxisRefAttr> axes,
+                            int64_t blockSize) {
   Value index = comm::AxisIndexOp::create(
-      rewriter, loc, rewriter.getIndexType(), meshRef, axes);
+      rewriter, loc, rewriter.getIndexType(), meshRef, toCommAxes(axes, mesh));
   Value size = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
   return arith::MulIOp::create(rewriter, loc, index, size);
 }
@@ -197,8 +217,9 @@ Value Partitioner::sliceLocal(Location loc, Value value,
       continue;
     }
     any = true;
-    Value index = comm::AxisIndexOp::create(
-        rewriter, loc, rewriter.getIndexType(), meshRef, axes[d]);
+    Value index =
+        comm::AxisIndexOp::create(rewriter, loc, rewriter.getIndexType(),
+                                  meshRef, toCommAxes(axes[d], mesh));
     Value size;
     if (ShapedType::isDynamic(shape[d])) {
       Value whole = tensor::DimOp::create(rewriter, loc, value, d);
@@ -347,7 +368,7 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
     if (!ShapedType::isDynamic(shape[d]))
       shape[d] *= productOf(axes, on);
     value = comm::AllGatherOp::create(rewriter, loc, current.clone(shape),
-                                      value, ref, axes, d);
+                                      value, ref, toCommAxes(axes, on), d);
   };
   auto listsOf = [](ListOfAxisRefListsAttr lists) {
     SmallVector<SmallVector<AxisRefAttr>> result;
@@ -372,16 +393,17 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
         shape[param.getSrcDim()] *= parts;
       if (!ShapedType::isDynamic(shape[param.getTgtDim()]))
         shape[param.getTgtDim()] /= parts;
-      value = comm::AllToAllOp::create(rewriter, loc, current.clone(shape),
-                                       value, meshRef, param.getAxes(),
-                                       param.getTgtDim(), param.getSrcDim());
+      value =
+          comm::AllToAllOp::create(rewriter, loc, current.clone(shape), value,
+                                   meshRef, toCommAxes(param.getAxes(), mesh),
+                                   param.getTgtDim(), param.getSrcDim());
     }
   } else if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
     SmallVector<AxisRefAttr> axes(allReduce.getReductionAxes().getValue());
     if (!axes.empty())
       value = comm::AllReduceOp::create(rewriter, loc, value,
                                         toComm(allReduce.getReductionKind()),
-                                        meshRef, axes);
+                                        meshRef, toCommAxes(axes, mesh));
   } else if (auto reduceScatter = dyn_cast<ReduceScatterOp>(op)) {
     SmallVector<SmallVector<AxisRefAttr>> lists =
         listsOf(reduceScatter.getReduceScatterAxes());
@@ -400,14 +422,15 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
       if (!ShapedType::isDynamic(shape[d]))
         shape[d] /= productOf(lists[d], mesh);
       value = comm::ReduceScatterOp::create(rewriter, loc, type.clone(shape),
-                                            kind, value, meshRef, lists[d], d);
+                                            kind, value, meshRef,
+                                            toCommAxes(lists[d], mesh), d);
       rewriter.replaceOp(op, value);
       return success();
     }
     sortAndMergeAxes(all, mesh);
     if (!all.empty())
-      value =
-          comm::AllReduceOp::create(rewriter, loc, value, kind, meshRef, all);
+      value = comm::AllReduceOp::create(rewriter, loc, value, kind, meshRef,
+                                        toCommAxes(all, mesh));
     value = sliceLocal(loc, value, meshRef, mesh, lists);
   } else if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
     // Gather everything on the input's mesh, slice on the output's.
@@ -433,9 +456,10 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
       int64_t parts = productOf(lists[d], mesh);
       sizes.push_back(rewriter.getIndexAttr(shape[d]));
       strides.push_back(rewriter.getIndexAttr(1));
-      offsets.push_back(parts == 1 ? OpFoldResult(rewriter.getIndexAttr(0))
-                                   : OpFoldResult(offsetOf(
-                                         loc, meshRef, lists[d], shape[d])));
+      offsets.push_back(
+          parts == 1
+              ? OpFoldResult(rewriter.getIndexAttr(0))
+              : OpFoldResult(offsetOf(loc, meshRef, mesh, lists[d], shape[d])));
       shape[d] *= parts;
     }
     auto wide = type.clone(shape);
@@ -450,9 +474,9 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
       rewriter.replaceOp(op, value);
       return success();
     }
-    Value index =
-        comm::AxisIndexOp::create(rewriter, loc, rewriter.getIndexType(),
-                                  meshRef, toUnreduced.getAxes().getValue());
+    Value index = comm::AxisIndexOp::create(
+        rewriter, loc, rewriter.getIndexType(), meshRef,
+        toCommAxes(toUnreduced.getAxes().getValue(), mesh));
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         index, zero);
@@ -528,6 +552,7 @@ LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
   SmallVector<SmallVector<AxisRefAttr>> loopAxes(numLoops);
   SmallVector<int64_t> loopBlock(numLoops, 0);
   FlatSymbolRefAttr meshRef;
+  MeshAttr loopMesh;
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
     if (op.isDpsInit(&operand))
@@ -540,6 +565,7 @@ LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
     if (failed(resolved))
       return failure();
     meshRef = resolved->first;
+    loopMesh = resolved->second;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     for (auto [d, expr] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
@@ -563,8 +589,8 @@ LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
     // The offset is computed before the op (it is the same for the whole
     // block) and added to the index inside the body.
     rewriter.setInsertionPoint(op);
-    Value offset =
-        offsetOf(index.getLoc(), meshRef, loopAxes[dim], loopBlock[dim]);
+    Value offset = offsetOf(index.getLoc(), meshRef, loopMesh, loopAxes[dim],
+                            loopBlock[dim]);
     rewriter.setInsertionPointAfter(index);
     auto sum = arith::AddIOp::create(rewriter, index.getLoc(), index, offset);
     index.getResult().replaceAllUsesExcept(sum, sum);

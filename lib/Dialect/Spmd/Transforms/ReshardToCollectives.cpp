@@ -193,6 +193,12 @@ FailureOr<Value> ReshardLowering::lower() {
   if (!mesh)
     return fail("has a sharding whose mesh cannot be resolved");
   current = getSharding(value);
+  // Explicitly replicated axes only guide propagation; the data is the
+  // same either way, and the target may shard along them.
+  if (current && !current.getReplicatedAxes().empty())
+    current = TensorShardingAttr::get(
+        ctx, current.getMeshOrRef(), current.getDimShardings(), {},
+        current.getUnreducedAxes(), current.getUnreducedKind());
   if (!current)
     current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
                                                 type.getRank(), true);

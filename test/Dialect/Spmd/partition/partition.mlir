@@ -138,3 +138,14 @@ func.func @zero_destination() -> (tensor<8x16xf32> {spmd.sharding = #spmd.shardi
   %0 = spmd.replicated_to_unreduced {"x"} %f in_sharding=<@mesh, [{}, {}]> out_sharding=<@mesh, [{}, {}], unreduced={"x"}> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
+
+// A sub-axis "x":(1)2 (the major half of "x" = 4) is the comm group part
+// "x":(2)2 (comm names a part by the product of the parts minor to it).
+spmd.mesh @four = <["x"=4]>
+// CHECK-LABEL: func @sub_axis
+func.func @sub_axis(%arg0: tensor<8xf32>) -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@four, [{"x":(1)2}]>}) {
+  // CHECK: comm.axis_index over @four {"x":(2)2} : index
+  // CHECK: tensor.extract_slice %arg0[%{{.*}}] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  %0 = spmd.all_slice [{"x":(1)2}] %arg0 in_sharding=<@four, [{}]> out_sharding=<@four, [{"x":(1)2}]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
