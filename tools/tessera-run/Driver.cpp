@@ -26,6 +26,7 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -308,6 +309,47 @@ void setMesh(ModuleOp module, const MeshInfo &info) {
     mesh.setMeshAttr(spmd::MeshAttr::get(module.getContext(), axes,
                                          info.deviceIds, attr.getAxisTypes()));
   }
+}
+
+/// Removes from every sharding and axis list of `module` the sub-axes of
+/// the axes in `axes`, which the single-device reference shrinks to size 1
+/// (a sub-axis of an axis of size 1 does not exist, and sharding over it
+/// is the identity).
+void dropSubAxesOf(ModuleOp module, const llvm::StringSet<> &axes) {
+  MLIRContext *ctx = module.getContext();
+  auto filter = [&](ArrayRef<spmd::AxisRefAttr> refs) {
+    SmallVector<spmd::AxisRefAttr> kept;
+    for (spmd::AxisRefAttr ref : refs)
+      if (!ref.getSubAxisInfo() || !axes.contains(ref.getName()))
+        kept.push_back(ref);
+    return kept;
+  };
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](spmd::TensorShardingAttr sharding) -> std::optional<Attribute> {
+        SmallVector<spmd::DimensionShardingAttr> dims;
+        for (spmd::DimensionShardingAttr dim : sharding.getDimShardings()) {
+          SmallVector<spmd::AxisRefAttr> kept = filter(dim.getAxes());
+          std::optional<int64_t> priority = dim.getPriority();
+          if (kept.empty() && dim.getIsClosed())
+            priority = std::nullopt;
+          dims.push_back(spmd::DimensionShardingAttr::get(
+              ctx, kept, dim.getIsClosed(), priority));
+        }
+        SmallVector<spmd::AxisRefAttr> unreduced =
+            filter(sharding.getUnreducedAxes());
+        return spmd::TensorShardingAttr::get(
+            ctx, sharding.getMeshOrRef(), dims,
+            filter(sharding.getReplicatedAxes()), unreduced,
+            sharding.getUnreducedKind());
+      });
+  replacer.addReplacement(
+      [&](spmd::AxisRefListAttr list) -> std::optional<Attribute> {
+        return spmd::AxisRefListAttr::get(ctx, filter(list.getValue()));
+      });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/false);
 }
 
 /// The entry function.
@@ -1373,6 +1415,13 @@ int runMain() {
           ->walk([](kernel::CallOp) { return WalkResult::interrupt(); })
           .wasInterrupted();
   setMesh(*reference, single);
+  {
+    llvm::StringSet<> shrunk;
+    for (size_t i = 0; i < single.names.size(); ++i)
+      if (single.sizes[i] == 1)
+        shrunk.insert(single.names[i]);
+    dropSubAxesOf(*reference, shrunk);
+  }
   FailureOr<EntryLayouts> refLayouts = failure();
   if (succeeded(verify(*reference)) &&
       succeeded(prepareGlobalView(*reference, *entry, *inputs)))

@@ -3,6 +3,7 @@
 // RUN: tessera-run %s --entry collapse --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry expand --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry explicitly_replicated --random-inputs --check | FileCheck %s
+// RUN: tessera-run %s --entry sub_axis_argument --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry returned_twice --random-inputs --print-results | FileCheck %s --check-prefix=TWICE
 
 // CHECK: check: all 1 results match the single-device reference
@@ -27,6 +28,13 @@ func.func @explicitly_replicated(%a: tensor<4x4xf32> {spmd.sharding = #spmd.shar
   %c = spmd.sharding_constraint %a <@mesh, [{"x"}, {}]> : tensor<4x4xf32>
   %n = arith.negf %c : tensor<4x4xf32>
   return %n : tensor<4x4xf32>
+}
+
+// A sub-axis sharding on an argument: the single-device reference (every
+// axis of size 1) drops the sub-axes it cannot have.
+func.func @sub_axis_argument(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(1)2}]>}) -> tensor<8xf32> {
+  %n = math.sin %a : tensor<8xf32>
+  return %n : tensor<8xf32>
 }
 
 // A value returned twice: both results are read before the buffer is freed.

@@ -248,10 +248,10 @@ public:
   LogicalResult run();
 
 private:
-  /// The mesh (symbol and attribute) of the shardings of `values`, or
-  /// failure when they are on different meshes. Null when none is sharded.
-  FailureOr<std::pair<Attribute, MeshAttr>> getCommonMesh(Operation *op,
-                                                          ValueRange values);
+  /// The mesh (symbol and attribute) of the shardings of the operands and
+  /// results of `op`, or failure when they are on different meshes. Null
+  /// when none is sharded.
+  FailureOr<std::pair<Attribute, MeshAttr>> getCommonMesh(Operation *op);
 
   /// Reshards operand `operand` to `target` unless it has that layout.
   void reshardOperand(OpOperand &operand, TensorShardingAttr target);
@@ -271,7 +271,9 @@ private:
 };
 
 FailureOr<std::pair<Attribute, MeshAttr>>
-ReshardInserter::getCommonMesh(Operation *op, ValueRange values) {
+ReshardInserter::getCommonMesh(Operation *op) {
+  SmallVector<Value> values(op->getOperands());
+  llvm::append_range(values, op->getResults());
   Attribute meshRef;
   MeshAttr mesh;
   for (Value value : values) {
@@ -377,9 +379,7 @@ void ReshardInserter::setResultSharding(OpResult result,
 LogicalResult ReshardInserter::processRuleOp(Operation *op,
                                              OpShardingRuleAttr rule) {
   MLIRContext *ctx = op->getContext();
-  SmallVector<Value> values(op->getOperands());
-  llvm::append_range(values, op->getResults());
-  auto common = getCommonMesh(op, values);
+  auto common = getCommonMesh(op);
   if (failed(common))
     return failure();
   auto [meshRef, mesh] = *common;
@@ -463,9 +463,7 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
 
 LogicalResult ReshardInserter::processOpWithoutRule(Operation *op) {
   MLIRContext *ctx = op->getContext();
-  SmallVector<Value> values(op->getOperands());
-  llvm::append_range(values, op->getResults());
-  auto common = getCommonMesh(op, values);
+  auto common = getCommonMesh(op);
   if (failed(common))
     return failure();
   auto [meshRef, mesh] = *common;
