@@ -147,9 +147,6 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
       if (!free)
         break;
       int64_t size = free->getSize(mesh);
-      // An axis of size 1 shards nothing.
-      if (size == 1)
-        continue;
       if (ShapedType::isDynamic(factorSize) ||
           factorSize % (product * size) != 0)
         break;

@@ -270,6 +270,8 @@ struct SpmdReshardToCollectivesPass
     ReplicatedToUnreducedOp::getCanonicalizationPatterns(patterns, ctx);
     GreedyRewriteConfig config;
     config.enableFolding(false);
+    // Constants carry their own shardings: equal values are not merged.
+    config.enableConstantCSE(false);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
