@@ -29,8 +29,8 @@ void buildTesseraPropagatePipeline(OpPassManager &pm);
 void registerTesseraPropagatePipeline();
 
 /// Adds `tessera-partition` to `pm`: spmd-lift-inlined-meshes,
-/// tessera-propagate, spmd-check-vma, spmd-insert-reshards, spmd-reshard-to-collectives,
-/// spmd-partition.
+/// tessera-propagate, spmd-check-vma, spmd-insert-reshards,
+/// spmd-reshard-to-collectives, spmd-partition.
 void buildTesseraPartitionPipeline(OpPassManager &pm);
 
 /// Registers the `tessera-partition` pipeline.
