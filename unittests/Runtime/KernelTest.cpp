@@ -1,0 +1,224 @@
+//===- KernelTest.cpp - kernel calls: cores, arenas, DMA engines ----------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Tests the runtime side of lowered kernel.calls (tessera/Runtime/Kernel.h):
+// every TensorCore runs the core function on its own thread of the device,
+// arenas hand out aligned, disjoint buffers and refuse what does not fit
+// without overwriting anything, the pipelined DMA engine performs strided
+// copies in order and signals their semaphores, a wait nothing will satisfy
+// returns instead of hanging, and the call's counters are recorded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtils.h"
+
+#include "tessera/Runtime/Kernel.h"
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+using namespace tessera::rt;
+using namespace tessera::rt::test;
+
+namespace {
+std::vector<int64_t> makeInfo(int64_t mode, int64_t cores, int64_t vmem,
+                              int64_t smem) {
+  std::vector<int64_t> info(TESSERA_RT_KERNEL_INFO_SIZE, 0);
+  info[TESSERA_RT_KERNEL_INFO_MODE] = mode;
+  info[TESSERA_RT_KERNEL_INFO_CORES] = cores;
+  info[TESSERA_RT_KERNEL_INFO_VMEM_BYTES] = vmem;
+  info[TESSERA_RT_KERNEL_INFO_SMEM_BYTES] = smem;
+  info[TESSERA_RT_KERNEL_INFO_FLOPS] = 1000;
+  info[TESSERA_RT_KERNEL_INFO_STEPS] = 4;
+  info[TESSERA_RT_KERNEL_INFO_HBM_BYTES_PER_SECOND] = 1000000000;
+  info[TESSERA_RT_KERNEL_INFO_PEAK_FLOPS_PER_SECOND] = 1000000000000;
+  return info;
+}
+
+/// A 2-D copy descriptor: `rows` x `cols` floats.
+std::vector<int64_t> describe(int64_t direction, void *dst, const void *src,
+                              int64_t rows, int64_t cols, int64_t dstStride,
+                              int64_t srcStride, int32_t *semaphore,
+                              int64_t amount) {
+  return {direction,
+          reinterpret_cast<int64_t>(dst),
+          reinterpret_cast<int64_t>(src),
+          4,
+          reinterpret_cast<int64_t>(semaphore),
+          amount,
+          2,
+          rows,
+          cols,
+          dstStride,
+          1,
+          srcStride,
+          1};
+}
+
+// The state a test's core function reads (the `args` of a call).
+struct CoreTest {
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::vector<int64_t> deviceOfCore;
+  std::array<int64_t, 4> addresses{};
+  std::atomic<int> calls{0};
+};
+} // namespace
+
+TEST(KernelTest, CoresRunConcurrentlyOnTheirOwnThreads) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  clearKernelCallRecords();
+  std::vector<CoreTest> states(2);
+  runOk(*mesh, [&](int64_t d) {
+    std::vector<int64_t> info = makeInfo(1, 2, 1 << 20, 1 << 12);
+    // Both cores must be inside the function at once: each waits for the
+    // other (a sequential runtime would hang here, caught by the timeout).
+    tessera_rt_kernel_call(
+        "body", "v5p", info.data(), reinterpret_cast<int64_t>(&states[d]),
+        [](int64_t args, int32_t core) {
+          auto &state = *reinterpret_cast<CoreTest *>(args);
+          {
+            std::lock_guard<std::mutex> lock(state.mutex);
+            state.threads.insert(std::this_thread::get_id());
+          }
+          state.calls.fetch_add(1);
+          auto deadline =
+              std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (state.calls.load() < 2 &&
+                 std::chrono::steady_clock::now() < deadline)
+            std::this_thread::yield();
+          state.addresses[core] =
+              tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 1000);
+          state.addresses[2 + core] =
+              tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 24);
+        });
+  });
+  for (CoreTest &state : states) {
+    EXPECT_EQ(state.calls.load(), 2);
+    EXPECT_EQ(state.threads.size(), 2u);
+    for (int64_t address : state.addresses) {
+      EXPECT_NE(address, 0);
+      EXPECT_EQ(address % 128, 0);
+    }
+    // Within a core, the second buffer follows the first (1000 -> 1024).
+    EXPECT_EQ(state.addresses[2] - state.addresses[0], 1024);
+    EXPECT_EQ(state.addresses[3] - state.addresses[1], 1024);
+    // The cores have different arenas.
+    EXPECT_NE(state.addresses[0], state.addresses[1]);
+  }
+  std::vector<KernelCallRecord> records = getKernelCallRecords();
+  ASSERT_EQ(records.size(), 2u);
+  std::set<int64_t> devices;
+  for (const KernelCallRecord &record : records) {
+    devices.insert(record.device);
+    EXPECT_EQ(record.name, "body");
+    EXPECT_EQ(record.target, "v5p");
+    EXPECT_EQ(record.mode, "pipelined");
+    EXPECT_EQ(record.cores, 2);
+    EXPECT_EQ(record.steps, 4);
+    EXPECT_EQ(record.flops, 1000);
+    EXPECT_EQ(record.vmemPeak, 1024 + 128);
+    EXPECT_EQ(record.vmemBytes, 1 << 20);
+    EXPECT_EQ(record.smemPeak, 0);
+  }
+  EXPECT_EQ(devices, (std::set<int64_t>{0, 1}));
+}
+
+TEST(KernelTest, ArenaOverflowFailsWithoutOverwriting) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  std::string error = runFail(*mesh, [&](int64_t) {
+    std::vector<int64_t> info = makeInfo(0, 1, 4096, 256);
+    tessera_rt_kernel_call("big", "v5e", info.data(), 0, [](int64_t, int32_t) {
+      int64_t a = tessera_rt_kernel_arena(TESSERA_RT_KERNEL_SMEM, 200);
+      int64_t b = tessera_rt_kernel_arena(TESSERA_RT_KERNEL_SMEM, 100);
+      // The refused block is separate and usable.
+      std::memset(reinterpret_cast<void *>(b), 1, 100);
+      EXPECT_NE(a, b);
+      EXPECT_NE(b, 0);
+    });
+  });
+  EXPECT_EQ(error, "kernel @big: SMEM of TensorCore 0 exhausted: allocating "
+                   "100 bytes with 256 of 256 bytes in use");
+}
+
+TEST(KernelTest, DmaEngineCopiesStridedBlocksInOrderAndSignals) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  clearKernelCallRecords();
+  // A 4x8 block of a 16x16 array into a 4x8 buffer and back into another
+  // array; the second copy reads what the first wrote (in-order engine).
+  struct State {
+    std::vector<float> array = std::vector<float>(256);
+    std::vector<float> buffer = std::vector<float>(32, -1.0f);
+    std::vector<float> result = std::vector<float>(256, 0.0f);
+    int32_t semaphore[2] = {0, 0};
+    int32_t hang = -2;
+  } state;
+  for (int i = 0; i < 256; ++i)
+    state.array[i] = static_cast<float>(i);
+  runOk(*mesh, [&](int64_t) {
+    std::vector<int64_t> info = makeInfo(1, 1, 4096, 256);
+    tessera_rt_kernel_call(
+        "dma", "v5e", info.data(), reinterpret_cast<int64_t>(&state),
+        [](int64_t args, int32_t) {
+          auto &s = *reinterpret_cast<State *>(args);
+          // Rows 2..5, columns 4..11.
+          std::vector<int64_t> in = describe(
+              TESSERA_RT_DMA_TO_LOCAL, s.buffer.data(),
+              s.array.data() + 2 * 16 + 4, 4, 8, 8, 16, &s.semaphore[0], 128);
+          tessera_rt_kernel_dma_start(in.data());
+          std::vector<int64_t> out =
+              describe(TESSERA_RT_DMA_TO_HBM, s.result.data() + 16 + 1,
+                       s.buffer.data(), 4, 8, 16, 8, &s.semaphore[1], 1);
+          tessera_rt_kernel_dma_start(out.data());
+          EXPECT_EQ(tessera_rt_kernel_dma_wait(
+                        reinterpret_cast<int64_t>(&s.semaphore[1]), 1),
+                    -1);
+          EXPECT_EQ(tessera_rt_kernel_dma_wait(
+                        reinterpret_cast<int64_t>(&s.semaphore[0]), 128),
+                    -1);
+          // Nothing in flight on it: the wait returns the count at once.
+          s.hang = tessera_rt_kernel_dma_wait(
+              reinterpret_cast<int64_t>(&s.semaphore[0]), 4);
+        });
+  });
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 8; ++c) {
+      EXPECT_EQ(state.buffer[r * 8 + c], state.array[(2 + r) * 16 + 4 + c]);
+      EXPECT_EQ(state.result[(1 + r) * 16 + 1 + c],
+                state.array[(2 + r) * 16 + 4 + c]);
+    }
+  EXPECT_EQ(state.result[0], 0.0f);
+  EXPECT_EQ(state.result[16 + 9], 0.0f);
+  EXPECT_EQ(state.semaphore[0], 0);
+  EXPECT_EQ(state.semaphore[1], 0);
+  EXPECT_EQ(state.hang, 0);
+  std::vector<KernelCallRecord> records = getKernelCallRecords();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].bytesIn, 128);
+  EXPECT_EQ(records[0].bytesOut, 128);
+  EXPECT_EQ(records[0].dmasIssued, 2);
+}
+
+TEST(KernelTest, SkippedCopiesAreCounted) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  clearKernelCallRecords();
+  runOk(*mesh, [&](int64_t) {
+    std::vector<int64_t> info = makeInfo(0, 1, 4096, 256);
+    tessera_rt_kernel_call("skip", "v5e", info.data(), 0, [](int64_t, int32_t) {
+      tessera_rt_kernel_count_copy(0);
+      tessera_rt_kernel_count_copy(0);
+    });
+  });
+  std::vector<KernelCallRecord> records = getKernelCallRecords();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].dmasSkipped, 2);
+  EXPECT_EQ(records[0].mode, "interpret");
+}
