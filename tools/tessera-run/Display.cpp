@@ -252,4 +252,48 @@ bool compareArrays(const std::string &label, const HostArray &actual,
   return true;
 }
 
+void printKernelStats(
+    const std::vector<::tessera::rt::KernelCallRecord> &records) {
+  // By device, then in the order the calls finished on it.
+  std::vector<::tessera::rt::KernelCallRecord> calls = records;
+  std::stable_sort(
+      calls.begin(), calls.end(),
+      [](const auto &a, const auto &b) { return a.device < b.device; });
+  for (const ::tessera::rt::KernelCallRecord &call : calls) {
+    double memorySeconds =
+        call.hbmBytesPerSecond > 0
+            ? static_cast<double>(call.bytesIn + call.bytesOut) /
+                  call.hbmBytesPerSecond
+            : 0;
+    double computeSeconds =
+        call.peakFlopsPerSecond > 0
+            ? static_cast<double>(call.flops) / call.peakFlopsPerSecond
+            : 0;
+    std::printf("stats: kernel @%s", call.name.c_str());
+    if (call.device >= 0)
+      std::printf(" on device %" PRId64, call.device);
+    std::printf(": %s, TPU %s, %" PRId64 " TensorCore%s, %" PRId64
+                " grid steps\n",
+                call.mode.c_str(), call.target.c_str(), call.cores,
+                call.cores == 1 ? "" : "s", call.steps);
+    std::printf("stats:   HBM->VMEM %s, VMEM->HBM %s, DMAs %" PRId64
+                " issued, %" PRId64 " skipped\n",
+                formatBytes(call.bytesIn).c_str(),
+                formatBytes(call.bytesOut).c_str(), call.dmasIssued,
+                call.dmasSkipped);
+    std::printf("stats:   %" PRId64 " FLOPs, VMEM high-water %s of %s, SMEM "
+                "%s of %s\n",
+                call.flops, formatBytes(call.vmemPeak).c_str(),
+                formatBytes(call.vmemBytes).c_str(),
+                formatBytes(call.smemPeak).c_str(),
+                formatBytes(call.smemBytes).c_str());
+    std::printf("stats:   estimate on TPU %s %.3f us (%s-bound: %.3f us "
+                "memory, %.3f us compute), measured on the CPU %.3f ms\n",
+                call.target.c_str(),
+                std::max(memorySeconds, computeSeconds) * 1e6,
+                memorySeconds >= computeSeconds ? "memory" : "compute",
+                memorySeconds * 1e6, computeSeconds * 1e6, call.seconds * 1e3);
+  }
+}
+
 } // namespace mlir::tessera::run

@@ -967,6 +967,7 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
     bool last = iteration + 1 == repeat;
     mesh.setTraceEnabled(last && traceLast);
     mesh.resetStats();
+    rt::clearKernelCallRecords();
     for (int64_t d = 0; d < numDevices; ++d)
       for (const HostArray *input : deviceInputs[d])
         mesh.accountBuffer(d, input->getNumBytes());
@@ -1378,6 +1379,7 @@ int runMain() {
         std::printf(" %13.3f ms", s.collectiveSeconds * 1e3);
       std::printf("\n");
     }
+    printKernelStats(rt::getKernelCallRecords());
   }
 
   if (opts.timing) {

@@ -8,6 +8,7 @@
 #define TESSERA_TOOLS_TESSERA_RUN_DRIVER_H
 
 #include "tessera/Runtime/HostArray.h"
+#include "tessera/Runtime/Kernel.h"
 
 #include <string>
 #include <vector>
@@ -57,6 +58,14 @@ bool compareArrays(const std::string &label,
 
 /// `1.5 MiB`.
 std::string formatBytes(int64_t bytes);
+
+/// The `--stats` cost report of kernel calls: one line per call and device
+/// with its HBM<->VMEM traffic, DMAs issued and skipped, FLOPs, VMEM
+/// high-water mark, the roofline estimate on the target (bytes over HBM
+/// bandwidth, FLOPs over peak rate, the larger) and the measured CPU time;
+/// by device, then in the order the calls finished.
+void printKernelStats(
+    const std::vector<::tessera::rt::KernelCallRecord> &calls);
 
 } // namespace mlir::tessera::run
 

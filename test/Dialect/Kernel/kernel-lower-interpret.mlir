@@ -17,18 +17,29 @@
 // CHECK: } else {
 // CHECK: func.call @tessera_rt_kernel_error
 // CHECK: vector.store %{{.*}}, %[[O]][%{{.*}}, %{{.*}}] : memref<8x128xf32>, vector<128xf32>
+// The steps run in the core function: block buffers in the core's VMEM
+// arena, every copy a DMA waited for at once.
+// CHECK-LABEL: func.func private @add_body_interpret0_core
+// CHECK-SAME: (%{{.*}}: i64, %{{.*}}: i32)
+// CHECK: %[[VISITS:.*]] = memref.alloc() : memref<8x2xindex>
+// CHECK: linalg.fill ins(%{{.*}} : index) outs(%[[VISITS]] : memref<8x2xindex>)
+// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[POINT:.*]] = arith.remsi %[[STEP]], %{{.*}} : index
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<8x128xf32>)
+// CHECK: call @tessera_rt_kernel_dma_start
+// CHECK: call @tessera_rt_kernel_dma_wait
+// CHECK: memref.load %[[VISITS]]
+// CHECK: call @add_body_interpret0(%[[POINT]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: call @tessera_rt_kernel_dma_start
+// CHECK: call @tessera_rt_kernel_dma_wait
+// CHECK: call @tessera_rt_kernel_dma_drain()
+// The caller: the NaN-poisoned output array, then the call on one core.
 // CHECK-LABEL: func.func @add
 // CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK-DAG: %[[OUT:.*]] = memref.alloc() : memref<64x128xf32>
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : memref<64x128xf32>)
-// CHECK: %[[VISITS:.*]] = memref.alloc() : memref<8x2xindex>
-// CHECK: linalg.fill ins(%{{.*}} : index) outs(%[[VISITS]] : memref<8x2xindex>)
-// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<8x128xf32>)
-// CHECK: linalg.copy ins(%{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>>) outs(%{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>>)
-// CHECK: memref.load %[[VISITS]]
-// CHECK: call @add_body_interpret0(%[[STEP]], %{{.*}}, %{{.*}}, %{{.*}})
-// CHECK: linalg.copy
+// CHECK: %[[CORE:.*]] = constant @add_body_interpret0_core : (i64, i32) -> ()
+// CHECK: call @tessera_rt_kernel_call(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CORE]])
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 module attributes {kernel.target = #kernel.target<"v5e">} {
   func.func @add_body(%x: memref<8x128xf32, #kernel.space<vmem>>, %y: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
@@ -66,11 +77,12 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: arith.subi %[[HAVE]], %{{.*}} : i32
 // CHECK: } else {
 // CHECK: func.call @tessera_rt_kernel_error
-// CHECK-LABEL: func.func @masked_and_semaphores
+// CHECK-LABEL: func.func private @body_interpret0_core
 // CHECK: %[[SEMS:.*]] = memref.alloc() : memref<2xi32>
 // CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[SEMS]] : memref<2xi32>)
 // CHECK: scf.for
 // CHECK: call @body_interpret0
+// CHECK: call @tessera_rt_kernel_dma_drain()
 // CHECK: scf.for %[[S:.*]] =
 // CHECK: %[[LEFT:.*]] = memref.load %[[SEMS]][%[[S]]] : memref<2xi32>
 // CHECK: %[[NONZERO:.*]] = arith.cmpi ne, %[[LEFT]], %{{.*}} : i32
@@ -117,9 +129,15 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: arith.addi %{{.*}}, %[[BYTES]] : i32
 // CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : i32
 // CHECK: arith.cmpi ne, %{{.*}}, %{{.*}} : i32
-// CHECK-LABEL: func.func @manual_dma
-// CHECK: %[[WHOLE:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<32x128xf32> to memref<32x128xf32>
+// The `any` operand is the whole array, rebuilt in the core function from
+// the address the caller passes.
+// CHECK-LABEL: func.func private @dma_body_interpret0_core
+// CHECK: %[[WHOLE:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<32x128xf32>
 // CHECK: call @dma_body_interpret0(%{{.*}}, %[[WHOLE]], %{{.*}})
+// CHECK-LABEL: func.func @manual_dma
+// CHECK: %[[ARRAY:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<32x128xf32> to memref<32x128xf32>
+// CHECK: memref.extract_strided_metadata %[[ARRAY]]
+// CHECK: call @tessera_rt_kernel_call
 module attributes {kernel.target = #kernel.target<"v5e">} {
   func.func @dma_body(%x: memref<32x128xf32, #kernel.space<any>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
     %c0 = arith.constant 0 : index
@@ -154,18 +172,28 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK-LABEL: func.func @pick_row
 // CHECK-SAME: (%{{.*}}: index, %[[ROWS:.*]]: memref<2xi32>)
 // CHECK: memref.load %[[ROWS]]
-// CHECK-LABEL: func.func @prefetch_squeeze_alias
-// CHECK: %[[P:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<2xi32> to memref<2xi32>
-// CHECK: %[[SMEM:.*]] = memref.alloc() : memref<2xi32>
+// The prefetched array is copied into the core's SMEM arena (space 1),
+// the block buffer is in its VMEM arena (space 0).
+// CHECK-LABEL: func.func private @body_interpret0_core
+// CHECK: %[[P:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<2xi32>
+// CHECK: %[[C1:.*]] = arith.constant 1 : i32
+// CHECK: call @tessera_rt_kernel_arena(%[[C1]], %{{.*}}) : (i32, i64) -> i64
+// CHECK: %[[SMEM:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<2xi32>
 // CHECK: memref.copy %[[P]], %[[SMEM]]
-// CHECK: %[[BLOCK:.*]] = memref.alloc() : memref<1x8x128xf32>
+// CHECK: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK: call @tessera_rt_kernel_arena(%[[C0]], %{{.*}}) : (i32, i64) -> i64
+// CHECK: %[[BLOCK:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<1x8x128xf32>
 // CHECK: %[[VIEW:.*]] = memref.collapse_shape %[[BLOCK]] {{\[\[}}0, 1], [2]] : memref<1x8x128xf32> into memref<8x128xf32>
+// CHECK: scf.for %[[S:.*]] =
+// CHECK: %[[B:.*]] = arith.remsi %[[S]], %{{.*}} : index
+// CHECK: func.call @pick_row(%[[B]], %[[SMEM]]) : (index, memref<2xi32>) -> (index, index, index)
+// CHECK: call @body_interpret0(%[[B]], %[[SMEM]], %[[VIEW]], %{{.*}})
+// The aliased output starts as a copy of its input.
+// CHECK-LABEL: func.func @prefetch_squeeze_alias
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<3x8x128xf32>
 // CHECK: %[[ALIASED:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<3x8x128xf32> to memref<3x8x128xf32>
 // CHECK: memref.copy %[[ALIASED]], %[[OUT]]
-// CHECK: scf.for %[[B:.*]] =
-// CHECK: func.call @pick_row(%[[B]], %[[SMEM]]) : (index, memref<2xi32>) -> (index, index, index)
-// CHECK: call @body_interpret0(%[[B]], %[[SMEM]], %[[VIEW]], %{{.*}})
+// CHECK: call @tessera_rt_kernel_call
 module attributes {kernel.target = #kernel.target<"v5e">} {
   func.func @pick_row(%b: index, %rows: memref<2xi32, #kernel.space<smem>>) -> (index, index, index) {
     %c0 = arith.constant 0 : index

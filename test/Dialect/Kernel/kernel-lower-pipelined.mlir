@@ -1,44 +1,83 @@
 // RUN: tessera-opt %s --split-input-file --kernel-lower-pipelined | FileCheck %s
 
-// Tests that kernel-lower-pipelined turns a kernel.call into loops over
-// double-buffered windows: the first input block copied before the loops,
-// the next step's block copied into the other buffer before the body (or
-// the copy skipped and counted), the output written back only when the
-// next step's block differs or at the last step, and the body cloned with
-// the grid indices first and plain memref types.
+// Tests that kernel-lower-pipelined turns a kernel.call into a call of
+// tessera_rt_kernel_call with a core function: the steps of one TensorCore
+// over double-buffered windows in the core's VMEM arena, the first input
+// block's DMA started before the loop, each step waiting for its block and
+// starting the next step's DMA into the other buffer before the body (or
+// counting the copy skipped), the output written back by DMA only when the
+// next step's block differs or at the last step, every DMA drained at the
+// end; the body cloned with the grid indices first and plain memref types.
 
 // Tests the seed's sum: the output block stays resident along k.
 // CHECK-LABEL: func.func private @sum_body_pipelined0
 // CHECK-SAME: (%[[I:.*]]: index, %[[K:.*]]: index, %[[X:.*]]: memref<8x128xf32>, %[[O:.*]]: memref<8x128xf32>)
 // CHECK: %[[N:.*]] = arith.constant 4 : index
 // CHECK: arith.cmpi eq, %[[K]], %{{.*}} : index
-// CHECK-LABEL: func.func @sum
-// CHECK: %[[IN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<16x512xf32> to memref<16x512xf32>
-// CHECK: %[[XA:.*]] = memref.alloc() : memref<8x128xf32>
-// CHECK: %[[XB:.*]] = memref.alloc() : memref<8x128xf32>
-// CHECK: %[[OUT:.*]] = memref.alloc() : memref<16x128xf32>
-// CHECK: %[[OA:.*]] = memref.alloc() : memref<8x128xf32>
-// CHECK: %[[OB:.*]] = memref.alloc() : memref<8x128xf32>
-// The first input block, before the loops.
-// CHECK: %[[FIRST:.*]] = memref.subview %[[IN]]
-// CHECK: %[[DST:.*]] = memref.subview %[[XA]]
-// CHECK: linalg.copy ins(%[[FIRST]] : {{.*}}) outs(%[[DST]] : {{.*}})
-// CHECK: call @tessera_rt_kernel_count_copy
-// CHECK: scf.for %[[GI:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: scf.for %[[GK:.*]] = %{{.*}} to %{{.*}} step
-// The next step's input block goes into the other buffer before the body.
+// CHECK-LABEL: func.func private @sum_body_pipelined0_core
+// CHECK-SAME: (%[[ARGS:.*]]: i64, %[[CORE:.*]]: i32)
+// CHECK: %[[IN:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<16x512xf32>
+// CHECK: call @tessera_rt_kernel_arena
+// CHECK: %[[XA:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x128xf32>
+// CHECK: call @tessera_rt_kernel_arena
+// CHECK: %[[XB:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x128xf32>
+// CHECK: %[[OUT:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<16x128xf32>
+// CHECK: call @tessera_rt_kernel_arena
+// CHECK: %[[OA:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x128xf32>
+// CHECK: call @tessera_rt_kernel_arena
+// CHECK: %[[OB:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x128xf32>
+// v5e has one TensorCore: the core runs every step.
+// CHECK: %[[ANY:.*]] = arith.cmpi slt, %[[LO:.*]], %[[HI:.*]] : index
+// CHECK: scf.if %[[ANY]] {
+// The first input block, before the loop.
+// CHECK: memref.subview %[[IN]]
+// CHECK: call @tessera_rt_kernel_dma_start
+// CHECK: scf.for %[[STEP:.*]] = %[[LO]] to %[[HI]] step
+// This step's block was started in the previous step: wait for it.
 // CHECK: %[[CUR:.*]] = arith.select %{{.*}}, %[[XA]], %[[XB]] : memref<8x128xf32>
-// CHECK: %[[OTHER:.*]] = arith.select %{{.*}}, %[[XA]], %[[XB]] : memref<8x128xf32>
+// CHECK: call @tessera_rt_kernel_dma_wait
+// The next step's input block goes into the other buffer before the body.
 // CHECK: scf.if %[[CHANGES:.*]] {
-// CHECK: linalg.copy ins(%{{.*}} : memref<?x?xf32, strided<[512, 1], offset: ?>>) outs(%{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>>)
+// CHECK: %[[OTHER:.*]] = arith.select %{{.*}}, %[[XA]], %[[XB]] : memref<8x128xf32>
+// CHECK: memref.subview %[[IN]]
+// CHECK: memref.subview %[[OTHER]]
+// CHECK: call @tessera_rt_kernel_dma_start
 // CHECK: } else {
+// CHECK: call @tessera_rt_kernel_count_copy
 // CHECK: %[[OCUR:.*]] = arith.select %{{.*}}, %[[OA]], %[[OB]] : memref<8x128xf32>
-// CHECK: call @sum_body_pipelined0(%[[GI]], %[[GK]], %[[CUR]], %[[OCUR]])
+// CHECK: call @tessera_rt_kernel_dma_wait
+// CHECK: call @sum_body_pipelined0(%{{.*}}, %{{.*}}, %[[CUR]], %[[OCUR]])
 // The output block is written back when the next one differs or at the end.
 // CHECK: %[[WB:.*]] = arith.ori %{{.*}}, %{{.*}} : i1
 // CHECK: scf.if %[[WB]] {
-// CHECK: linalg.copy ins(%{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>>) outs(%{{.*}} : memref<?x?xf32, strided<[128, 1], offset: ?>>)
-// CHECK: %[[RESULT:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<16x128xf32> to tensor<16x128xf32>
+// CHECK: memref.subview %[[OUT]]
+// CHECK: call @tessera_rt_kernel_dma_start
+// CHECK: } else {
+// CHECK: call @tessera_rt_kernel_count_copy
+// CHECK: call @tessera_rt_kernel_dma_drain()
+// The caller: the output array, its address and the input's in the
+// argument block, the call info (mode 1 = pipelined, 1 core, the v5e's
+// 16 MiB scoped VMEM and 1 MiB SMEM, 8192 FLOPs... ).
+// CHECK-LABEL: func.func @sum
+// CHECK: %[[INFO:.*]] = memref.alloca() : memref<8xi64>
+// CHECK: %[[ARGBLOCK:.*]] = memref.alloca() : memref<2xi64>
+// CHECK: %[[XT:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<16x512xf32> to memref<16x512xf32>
+// CHECK: %[[RES:.*]] = memref.alloc() : memref<16x128xf32>
+// Every output block is visited: not zeroed first.
+// CHECK-NOT: linalg.fill
+// CHECK: memref.store %{{.*}}, %[[ARGBLOCK]]
+// CHECK: memref.store %{{.*}}, %[[ARGBLOCK]]
+// CHECK: %[[MODE:.*]] = arith.constant 1 : i64
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.store %[[MODE]], %[[INFO]][%[[C0]]]
+// CHECK-NEXT: %[[CORES:.*]] = arith.constant 1 : i64
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: memref.store %[[CORES]], %[[INFO]][%[[C1]]]
+// CHECK-NEXT: %[[VMEM:.*]] = arith.constant 16777216 : i64
+// CHECK: %[[SMEMB:.*]] = arith.constant 1048576 : i64
+// CHECK: %[[FN:.*]] = constant @sum_body_pipelined0_core : (i64, i32) -> ()
+// CHECK: call @tessera_rt_kernel_call(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FN]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, (i64, i32) -> ()) -> ()
+// CHECK: %[[RESULT:.*]] = bufferization.to_tensor %[[RES]] restrict writable : memref<16x128xf32> to tensor<16x128xf32>
 // CHECK: return %[[RESULT]]
 module attributes {kernel.target = #kernel.target<"v5e">} {
   func.func @sum_body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
@@ -61,13 +100,25 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // -----
 
 // Tests that a trivial window (the whole array, constant index map) and a
-// `buffers = 1` block get one buffer, copied when the block changes.
-// CHECK-LABEL: func.func @single_buffers
-// CHECK: memref.alloc() : memref<8x128xf32>
-// CHECK-NOT: memref.alloc() : memref<8x128xf32>
-// CHECK: memref.alloc() : memref<24x128xf32>
-// CHECK-NOT: memref.alloc() : memref<24x128xf32>
+// `buffers = 1` block get one buffer, copied (and waited for) when the
+// block changes.
+// The arrays and the buffers, rebuilt from addresses:
+// CHECK-LABEL: func.func private @body_pipelined0_core
+// CHECK: to memref<16x128xf32>
+// CHECK: to memref<8x128xf32>
+// CHECK-NOT: to memref<8x128xf32>
+// CHECK: to memref<24x128xf32>
+// CHECK: to memref<24x128xf32>
+// CHECK-NOT: to memref<24x128xf32>
+// CHECK: to memref<16x128xf32>
+// CHECK: to memref<8x128xf32>
+// CHECK-NOT: to memref<8x128xf32>
 // CHECK: scf.for
+// CHECK-NOT: arith.select %{{.*}} : memref
+// CHECK: call @tessera_rt_kernel_dma_start
+// CHECK: call @tessera_rt_kernel_dma_wait
+// CHECK: } else {
+// CHECK: call @tessera_rt_kernel_count_copy
 // CHECK-NOT: arith.select %{{.*}} : memref
 // CHECK: call @body_pipelined0
 module attributes {kernel.target = #kernel.target<"v5e">} {
@@ -85,10 +136,12 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // -----
 
-// Tests a grid-free call: one step, no loops; scratch allocated once.
-// CHECK-LABEL: func.func @grid_free
-// CHECK-NOT: scf.for
-// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<16x128xf32>
+// Tests a grid-free call: one step; scratch in the VMEM arena, allocated
+// once.
+// CHECK-LABEL: func.func private @body_pipelined0_core
+// CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %[[BYTES:.*]]) : (i32, i64) -> i64
+// CHECK: %[[SCRATCH:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<16x128xf32>
+// CHECK: scf.for
 // CHECK: call @body_pipelined0(%{{.*}}, %{{.*}}, %[[SCRATCH]])
 module attributes {kernel.target = #kernel.target<"v5e">} {
   func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>, %s: memref<16x128xf32, #kernel.space<vmem>>) {
@@ -101,5 +154,83 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
         scratch = [memref<16x128xf32, #kernel.space<vmem>>]
         : (tensor<8x128xf32>) -> tensor<8x128xf32>
     return %0 : tensor<8x128xf32>
+  }
+}
+
+// -----
+
+// Tests the megacore split: on v5p (two TensorCores per chip, one device)
+// the leading parallel axis is split across the cores: the call info says
+// 2 cores, and core c runs steps [min(4c, 8) * 2, min(4c + 4, 8) * 2) of the
+// 8 x 2 grid.
+// CHECK-LABEL: func.func private @body_pipelined0_core
+// CHECK-SAME: (%{{.*}}: i64, %[[CORE:.*]]: i32)
+// CHECK: %[[C:.*]] = arith.index_cast %[[CORE]] : i32 to index
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: arith.muli %[[C]], %[[FOUR]] : index
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK: arith.minsi %{{.*}}, %[[EIGHT]] : index
+// CHECK-LABEL: func.func @megacore
+// CHECK: %[[MODE:.*]] = arith.constant 1 : i64
+// CHECK: %[[CORES:.*]] = arith.constant 2 : i64
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: memref.store %[[CORES]], %{{.*}}[%[[C1]]]
+// CHECK: call @tessera_rt_kernel_call
+module attributes {kernel.target = #kernel.target<"v5p">} {
+  func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    return
+  }
+  func.func @megacore(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+    %0 = kernel.call @body(%x) grid = [8, 2]
+        in_specs = [#kernel.block<[8, 128], (i, j) -> (i, j)>]
+        out_specs = [#kernel.block<[8, 128], (i, j) -> (i, j)>]
+        dimension_semantics = [parallel, arbitrary]
+        : (tensor<64x256xf32>) -> tensor<64x256xf32>
+    return %0 : tensor<64x256xf32>
+  }
+}
+
+// -----
+
+// Tests that without a parallel leading axis (or on a one-core target)
+// nothing is split: v5p with [arbitrary, parallel] runs on one core.
+// CHECK-LABEL: func.func @no_split
+// CHECK: %[[MODE:.*]] = arith.constant 1 : i64
+// CHECK: %[[CORES:.*]] = arith.constant 1 : i64
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: memref.store %[[CORES]], %{{.*}}[%[[C1]]]
+module attributes {kernel.target = #kernel.target<"v5p">} {
+  func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    return
+  }
+  func.func @no_split(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+    %0 = kernel.call @body(%x) grid = [8, 2]
+        in_specs = [#kernel.block<[8, 128], (i, j) -> (i, j)>]
+        out_specs = [#kernel.block<[8, 128], (i, j) -> (i, j)>]
+        dimension_semantics = [arbitrary, parallel]
+        : (tensor<64x256xf32>) -> tensor<64x256xf32>
+    return %0 : tensor<64x256xf32>
+  }
+}
+
+// -----
+
+// Tests that an output whose index map may leave blocks unvisited (here
+// rows 8..15 of the output: the map sends every step to block (0, 0)) is
+// zeroed first, so unvisited blocks read as zeros.
+// CHECK-LABEL: func.func @partial_output
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<16x128xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[OUT]] : memref<16x128xf32>)
+// CHECK: call @tessera_rt_kernel_call
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    return
+  }
+  func.func @partial_output(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
+    %0 = kernel.call @body(%x) grid = [2]
+        in_specs = [#kernel.block<[8, 128], (i) -> (i, 0)>]
+        out_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        : (tensor<16x128xf32>) -> tensor<16x128xf32>
+    return %0 : tensor<16x128xf32>
   }
 }

@@ -13,6 +13,7 @@
 //     (input_output_aliases) of which only half the blocks are written.
 // RUN: tessera-run %s --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --random-inputs --kernel-mode=interpret | FileCheck %s --check-prefix=ZERO
+// RUN: env TESSERA_KERNEL_DMA=threads tessera-run %s --random-inputs --check | FileCheck %s
 
 // CHECK: result0: i32[] = [0]
 // CHECK: result1: i32[] = [0]

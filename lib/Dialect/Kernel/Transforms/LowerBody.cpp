@@ -18,6 +18,7 @@
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Runtime/Kernel.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -194,6 +195,9 @@ private:
   KernelLoweringMode mode;
   RuntimeCalls &runtime;
   unsigned gridRank;
+  /// The TESSERA_RT_DMA_DIRECTION of each kernel.async_copy (from the
+  /// memory spaces, before they are dropped).
+  DenseMap<Operation *, int64_t> copyDirections;
   /// Names of buffers allocated by kernel.run_scoped.
   DenseMap<Value, std::string> scopedNames;
   unsigned numScoped = 0;
@@ -533,17 +537,55 @@ void BodyLowering::lowerAsyncCopy(AsyncCopyOp op) {
   int64_t bytes = dstType.getNumElements() *
                   std::max<int64_t>(1, dstType.getElementTypeBitWidth() / 8);
   Value amount = arith::ConstantIntOp::create(b, loc, bytes, 32);
+  bool pipelined = mode == KernelLoweringMode::Pipelined;
   if (op.getPhase() == CopyPhase::Start) {
-    // The copy completes at once (if its views are inside their buffers);
-    // its semaphore counts its bytes.
     Value ok = andAll(b, loc,
                       {checkView(b, loc, op.getSrc(), "source", "reading"),
                        checkView(b, loc, op.getDst(), "target", "writing")});
-    scf::IfOp::create(b, loc, ok, [&](OpBuilder &tb, Location tl) {
-      memref::CopyOp::create(tb, tl, op.getSrc(), op.getDst());
-      scf::YieldOp::create(tb, tl);
-    });
-    emitSignal(b, loc, op.getSem(), op.getSemIndices(), amount);
+    if (pipelined) {
+      // On the core's DMA engine; its completion adds its bytes to the
+      // semaphore. A copy that would leave its buffers is not started, but
+      // the semaphore still counts it (so the wait does not hang too).
+      Value semaphore =
+          runtime.getElementAddress(b, loc, op.getSem(), op.getSemIndices());
+      Value bytes64 = arith::ConstantIntOp::create(b, loc, bytes, 64);
+      int64_t direction = copyDirections.lookup(op);
+      scf::IfOp::create(
+          b, loc, ok,
+          [&](OpBuilder &tb, Location tl) {
+            runtime.dmaStart(tb, tl, op.getSrc(), op.getDst(), direction,
+                             semaphore, bytes64);
+            scf::YieldOp::create(tb, tl);
+          },
+          [&](OpBuilder &eb, Location el) {
+            emitSignal(eb, el, op.getSem(), op.getSemIndices(), amount);
+            scf::YieldOp::create(eb, el);
+          });
+    } else {
+      // The copy completes at once (if its views are inside their
+      // buffers); its semaphore counts its bytes.
+      scf::IfOp::create(b, loc, ok, [&](OpBuilder &tb, Location tl) {
+        memref::CopyOp::create(tb, tl, op.getSrc(), op.getDst());
+        scf::YieldOp::create(tb, tl);
+      });
+      emitSignal(b, loc, op.getSem(), op.getSemIndices(), amount);
+    }
+  } else if (pipelined) {
+    // Waits for the copies in flight on the semaphore; the runtime returns
+    // the count when no copy in flight can satisfy the wait.
+    Value semaphore =
+        runtime.getElementAddress(b, loc, op.getSem(), op.getSemIndices());
+    Value result = runtime.dmaWait(b, loc, semaphore, amount);
+    Value hangs = cmp(b, loc, arith::CmpIPredicate::ne, result,
+                      arith::ConstantIntOp::create(b, loc, -1, 32));
+    Message message = start("kernel.async_copy wait on ");
+    message << getBufferName(op.getSem()) << " in iteration ";
+    message.tuple(getPoint())
+        << " would hang: no copy of that size was started, the DMA "
+           "semaphore count ";
+    message.value(result) << " is less than ";
+    message.value(amount);
+    runtime.reportIf(b, loc, hangs, message);
   } else {
     Message message = start("kernel.async_copy wait on ");
     message << getBufferName(op.getSem()) << " in iteration ";
@@ -556,12 +598,24 @@ void BodyLowering::lowerAsyncCopy(AsyncCopyOp op) {
 }
 
 LogicalResult BodyLowering::run() {
+  runtime.setAllocaFunction(body);
   // Scoped buffers first (outermost first), then the ops.
   SmallVector<RunScopedOp> scopes;
   body.walk<WalkOrder::PreOrder>([&](RunScopedOp op) { scopes.push_back(op); });
   for (RunScopedOp op : scopes)
     if (failed(lowerRunScoped(op)))
       return failure();
+  body.walk([&](AsyncCopyOp op) {
+    auto local = [](Value v) {
+      std::optional<MemorySpace> space =
+          getMemorySpace(cast<MemRefType>(v.getType()));
+      return space == MemorySpace::Vmem || space == MemorySpace::Smem;
+    };
+    bool src = local(op.getSrc()), dst = local(op.getDst());
+    copyDirections[op] = !src && dst   ? TESSERA_RT_DMA_TO_LOCAL
+                         : src && !dst ? TESSERA_RT_DMA_TO_HBM
+                                       : TESSERA_RT_DMA_WITHIN;
+  });
   // Then the memory spaces go (semaphores become i32 counters).
   stripTypes(body);
 

@@ -4,14 +4,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Lowers every `kernel.call` to nested scf.for loops over its grid that copy
-// blocks between the operands and per-operand block buffers and call a
-// lowered clone of the body (LowerBody.cpp), for kernel-lower-interpret
-// (sequential, every block copied, poisoning and checks) and
-// kernel-lower-pipelined (double buffers, copies skipped when a block does
-// not change). The kernel memory spaces are dropped from every type, so the
-// result is ordinary code for tessera-cpu. Run-time checks call
-// tessera_rt_kernel_error (tessera/Runtime/Kernel.h).
+// Lowers every `kernel.call` to a call of tessera_rt_kernel_call with a core
+// function: the grid steps of one TensorCore (a loop over its range of the
+// grid), which DMA blocks between the arrays and per-operand block buffers
+// in the core's VMEM/SMEM arenas and call a lowered clone of the body
+// (LowerBody.cpp). For kernel-lower-interpret: one core, every block copied
+// at every step, poisoning and checks; for kernel-lower-pipelined: double
+// buffers, the next block's DMA started before the body, copies skipped
+// when a block does not change, leading parallel axes split across a
+// megacore's TensorCores. The kernel memory spaces are dropped from every
+// type, so the result is ordinary code for tessera-cpu. The runtime side is
+// tessera/Runtime/Kernel.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Runtime/Kernel.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,6 +31,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -34,6 +39,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
 #include <vector>
 
 using namespace mlir;
@@ -54,7 +60,8 @@ struct Blocked {
   /// Its index among the call's inputs or results.
   unsigned index = 0;
   std::string name;
-  /// The whole array.
+  /// The whole array: in the caller, and in the core function.
+  Value callerArray;
   Value array;
   /// No windowing (hbm/any): the body gets `array`.
   bool raw = false;
@@ -68,6 +75,10 @@ struct Blocked {
   /// The last block index (memref<rank x index>), for single buffers and
   /// the interpret lowering's outputs.
   Value previous;
+  /// Per buffer: the semaphore its copies signal (memref<2xi32>) and
+  /// whether a copy into or out of it is in flight (memref<2xindex>).
+  Value semaphores;
+  Value pending;
   /// Interpret: per block, the first and last iterations that visited it
   /// (memref<blocks x 2 x index>), for the revisit check; null if unchecked.
   Value visits;
@@ -76,13 +87,15 @@ struct Blocked {
   bool isDoubleBuffered() const { return buffers.size() == 2; }
 };
 
-/// Lowers one kernel.call.
+/// Lowers one kernel.call: the caller passes the arrays to
+/// tessera_rt_kernel_call, which runs a core function (the grid steps of one
+/// TensorCore, its windows in the core's arenas) on every TensorCore.
 class CallLowering {
 public:
   CallLowering(CallOp call, func::FuncOp body, KernelLoweringMode mode,
-               RuntimeCalls &runtime)
+               RuntimeCalls &runtime, TargetAttr target)
       : call(call), body(body), mode(mode), runtime(runtime),
-        loc(call.getLoc()), grid(call.getGrid()) {}
+        loc(call.getLoc()), grid(call.getGrid()), target(target) {}
 
   LogicalResult run();
 
@@ -95,10 +108,13 @@ private:
   /// end) where the block with `indices` starts.
   SmallVector<Value> getStarts(OpBuilder &b, Blocked &operand,
                                ValueRange indices);
-  /// Copies the block at `indices` between the array and `buffer` (only its
-  /// part inside the array).
-  void copyBlock(OpBuilder &b, Blocked &operand, ValueRange indices,
-                 Value buffer, bool toBuffer);
+  /// Starts the DMA of the block at `indices` between the array and buffer
+  /// `k` of `operand` (only its part inside the array); its completion
+  /// signals the buffer's semaphore, and the buffer is marked pending.
+  void startCopy(OpBuilder &b, Blocked &operand, ValueRange indices, Value k,
+                 bool toBuffer);
+  /// Waits for the copy in flight into or out of buffer `k`, if any.
+  void waitCopy(OpBuilder &b, Blocked &operand, Value k);
   /// Reports block indices out of bounds at `point`.
   void checkBlockIndices(OpBuilder &b, Blocked &operand, ValueRange indices,
                          ValueRange point);
@@ -109,9 +125,22 @@ private:
   /// The buffer (or view) of `operand` selected by its slot.
   Value selectBuffer(OpBuilder &b, Blocked &operand, ArrayRef<Value> values,
                      Value slot);
-  void allocate(OpBuilder &b);
-  void buildStep(OpBuilder &b, ValueRange point);
+  /// The caller's side: arrays, outputs initialized, the argument block.
+  Value prepareCaller(OpBuilder &b);
+  /// The core function's windows, scratch and bookkeeping.
+  void allocate(OpBuilder &b, Value args);
+  /// The steps [lo, hi) of the core function.
+  void buildSteps(OpBuilder &b, Value lo, Value hi);
+  void buildStep(OpBuilder &b, Value step, Value lo, Value hi);
+  /// The non-zero semaphore checks at the end of the core function.
+  void checkSemaphores(OpBuilder &b);
   SmallVector<Value> linearToPoint(OpBuilder &b, Value linear);
+  /// The TensorCores the grid is split across and the number of leading
+  /// grid axes split.
+  std::pair<int64_t, unsigned> getCoreSplit();
+  /// The call's FLOPs: its cost estimate, or a count of the body's
+  /// arithmetic times the grid steps.
+  int64_t getFlops();
 
   CallOp call;
   func::FuncOp body;
@@ -119,8 +148,10 @@ private:
   RuntimeCalls &runtime;
   Location loc;
   ArrayRef<int64_t> grid;
+  TargetAttr target;
   std::vector<Blocked> operands;
   SmallVector<Value> prefetch;
+  SmallVector<Value> callerPrefetch;
   SmallVector<Value> scratch;
   SmallVector<Value> results;
 };
@@ -168,8 +199,8 @@ SmallVector<Value> CallLowering::getStarts(OpBuilder &b, Blocked &operand,
   return starts;
 }
 
-void CallLowering::copyBlock(OpBuilder &b, Blocked &operand, ValueRange indices,
-                             Value buffer, bool toBuffer) {
+void CallLowering::startCopy(OpBuilder &b, Blocked &operand, ValueRange indices,
+                             Value k, bool toBuffer) {
   SmallVector<Value> starts = getStarts(b, operand, indices);
   SmallVector<OpFoldResult> arrayOffsets, bufferOffsets, sizes, strides;
   Value zero = constantIndex(b, loc, 0);
@@ -190,16 +221,38 @@ void CallLowering::copyBlock(OpBuilder &b, Blocked &operand, ValueRange indices,
     sizes.push_back(length);
     strides.push_back(b.getIndexAttr(1));
   }
+  Value buffer = selectBuffer(b, operand, operand.buffers, k);
   Value arrayView = memref::SubViewOp::create(b, loc, operand.array,
                                               arrayOffsets, sizes, strides);
   Value bufferView =
       memref::SubViewOp::create(b, loc, buffer, bufferOffsets, sizes, strides);
-  // linalg.copy becomes loops that LLVM vectorizes (memref.copy of strided
-  // views is an element-by-element runtime call).
+  Value semaphore =
+      runtime.getElementAddress(b, loc, operand.semaphores, ValueRange{k});
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
   if (toBuffer)
-    linalg::CopyOp::create(b, loc, arrayView, bufferView);
+    runtime.dmaStart(b, loc, arrayView, bufferView, TESSERA_RT_DMA_TO_LOCAL,
+                     semaphore, one);
   else
-    linalg::CopyOp::create(b, loc, bufferView, arrayView);
+    runtime.dmaStart(b, loc, bufferView, arrayView, TESSERA_RT_DMA_TO_HBM,
+                     semaphore, one);
+  memref::StoreOp::create(b, loc, constantIndex(b, loc, 1), operand.pending,
+                          ValueRange{k});
+}
+
+void CallLowering::waitCopy(OpBuilder &b, Blocked &operand, Value k) {
+  Value pending =
+      memref::LoadOp::create(b, loc, operand.pending, ValueRange{k});
+  Value inFlight =
+      cmp(b, loc, arith::CmpIPredicate::ne, pending, constantIndex(b, loc, 0));
+  scf::IfOp::create(b, loc, inFlight, [&](OpBuilder &tb, Location tl) {
+    Value semaphore =
+        runtime.getElementAddress(tb, tl, operand.semaphores, ValueRange{k});
+    runtime.dmaWait(tb, tl, semaphore,
+                    arith::ConstantIntOp::create(tb, tl, 1, 32));
+    memref::StoreOp::create(tb, tl, constantIndex(tb, tl, 0), operand.pending,
+                            ValueRange{k});
+    scf::YieldOp::create(tb, tl);
+  });
 }
 
 void CallLowering::checkBlockIndices(OpBuilder &b, Blocked &operand,
@@ -357,16 +410,47 @@ getSqueezeReassociation(BlockAttr block) {
   return groups;
 }
 
-void CallLowering::allocate(OpBuilder &b) {
-  // Scalar-prefetch operands: copied to "SMEM" before the first step.
+/// True if the steps of `grid` visit every block of an array of `type` with
+/// `block`, as far as its index map shows: an affine map whose results are
+/// distinct grid indices ranging over at least the dimension's block count,
+/// or 0 for a dimension of one block.
+static bool visitsEveryBlock(BlockAttr block, RankedTensorType type,
+                             ArrayRef<int64_t> grid) {
+  if (block.isRawMemory() || block.hasElementDims() || block.getIndexFn())
+    return false;
+  SmallVector<int64_t> shape = block.getBlockShape(type.getShape());
+  AffineMap map = block.getIndexMap();
+  if (!map) {
+    // No index map: block 0 only.
+    return llvm::all_of(llvm::zip(shape, type.getShape()), [](auto pair) {
+      return std::get<0>(pair) >= std::get<1>(pair);
+    });
+  }
+  llvm::SmallDenseSet<unsigned> used;
+  for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+    int64_t blocks = llvm::divideCeil(type.getDimSize(d), shape[d]);
+    if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+      if (constant.getValue() != 0 || blocks != 1)
+        return false;
+      continue;
+    }
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || !used.insert(dim.getPosition()).second ||
+        grid[dim.getPosition()] < blocks)
+      return false;
+  }
+  return true;
+}
+
+Value CallLowering::prepareCaller(OpBuilder &b) {
+  SmallVector<Value> addresses;
   for (Value operand : call.getPrefetchOperands()) {
     auto type = cast<RankedTensorType>(operand.getType());
     auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
     Value source =
         bufferization::ToBufferOp::create(b, loc, memrefType, operand, true);
-    Value copy = memref::AllocOp::create(b, loc, memrefType);
-    memref::CopyOp::create(b, loc, source, copy);
-    prefetch.push_back(copy);
+    callerPrefetch.push_back(source);
+    addresses.push_back(runtime.getAddress(b, loc, source));
   }
   SmallVector<std::pair<int64_t, int64_t>> aliases = call.getAliasPairs();
   unsigned numInputs = call.getBlockedOperands().size();
@@ -381,10 +465,10 @@ void CallLowering::allocate(OpBuilder &b) {
     auto arrayType =
         MemRefType::get(operand.type.getShape(), operand.type.getElementType());
     if (operand.isInput) {
-      operand.array = bufferization::ToBufferOp::create(
+      operand.callerArray = bufferization::ToBufferOp::create(
           b, loc, arrayType, call.getBlockedOperands()[i], true);
     } else {
-      operand.array = memref::AllocOp::create(b, loc, arrayType);
+      operand.callerArray = memref::AllocOp::create(b, loc, arrayType);
       const auto *alias = llvm::find_if(aliases, [&](auto pair) {
         return pair.second == static_cast<int64_t>(operand.index);
       });
@@ -393,17 +477,57 @@ void CallLowering::allocate(OpBuilder &b) {
         Value input = call.getOperands()[alias->first];
         Value source =
             bufferization::ToBufferOp::create(b, loc, arrayType, input, true);
-        memref::CopyOp::create(b, loc, source, operand.array);
+        memref::CopyOp::create(b, loc, source, operand.callerArray);
       } else if (interpret()) {
-        poison(b, loc, operand.array);
-      } else {
-        zero(b, loc, operand.array);
+        poison(b, loc, operand.callerArray);
+      } else if (!visitsEveryBlock(operand.block, operand.type, grid)) {
+        // Blocks no step visits read as zeros.
+        zero(b, loc, operand.callerArray);
       }
-      results.push_back(operand.array);
+      results.push_back(operand.callerArray);
     }
+    addresses.push_back(runtime.getAddress(b, loc, operand.callerArray));
+    operands.push_back(std::move(operand));
+  }
+  Value args = runtime.createEntryAlloca(
+      b, loc,
+      MemRefType::get({std::max<int64_t>(1, addresses.size())},
+                      b.getI64Type()));
+  for (auto [i, address] : llvm::enumerate(addresses))
+    memref::StoreOp::create(b, loc, address, args,
+                            ValueRange{constantIndex(b, loc, i)});
+  return runtime.getAddress(b, loc, args);
+}
+
+void CallLowering::allocate(OpBuilder &b, Value args) {
+  unsigned numArgs = call.getPrefetchOperands().size() + operands.size();
+  Value argsBuffer = createMemRefAt(
+      b, loc, args,
+      MemRefType::get({std::max<int64_t>(1, numArgs)}, b.getI64Type()));
+  unsigned next = 0;
+  auto nextArgument = [&](MemRefType type) {
+    Value address = memref::LoadOp::create(
+        b, loc, argsBuffer, ValueRange{constantIndex(b, loc, next++)});
+    return createMemRefAt(b, loc, address, type);
+  };
+  // Scalar-prefetch operands: copied to the core's SMEM before the first
+  // step.
+  for (Value operand : call.getPrefetchOperands()) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+    Value source = nextArgument(memrefType);
+    Value copy =
+        runtime.allocateInArena(b, loc, TESSERA_RT_KERNEL_SMEM, memrefType);
+    memref::CopyOp::create(b, loc, source, copy);
+    prefetch.push_back(copy);
+  }
+  SmallVector<std::pair<int64_t, int64_t>> aliases = call.getAliasPairs();
+  Type indexType = b.getIndexType();
+  for (Blocked &operand : operands) {
+    operand.array = nextArgument(MemRefType::get(
+        operand.type.getShape(), operand.type.getElementType()));
     if (operand.raw) {
       operand.views.push_back(operand.array);
-      operands.push_back(std::move(operand));
       continue;
     }
     bool single = interpret() || operand.block.getBuffers() == 1 ||
@@ -411,8 +535,11 @@ void CallLowering::allocate(OpBuilder &b) {
     auto bufferType =
         MemRefType::get(operand.blockShape, operand.type.getElementType());
     auto reassociation = getSqueezeReassociation(operand.block);
+    int32_t space = operand.block.getMemorySpace() == MemorySpace::Smem
+                        ? TESSERA_RT_KERNEL_SMEM
+                        : TESSERA_RT_KERNEL_VMEM;
     for (int k = 0; k < (single ? 1 : 2); ++k) {
-      Value buffer = memref::AllocOp::create(b, loc, bufferType);
+      Value buffer = runtime.allocateInArena(b, loc, space, bufferType);
       operand.buffers.push_back(buffer);
       operand.views.push_back(
           reassociation
@@ -420,12 +547,17 @@ void CallLowering::allocate(OpBuilder &b) {
                     .getResult()
               : buffer);
     }
-    Type indexType = b.getIndexType();
     operand.slot =
-        memref::AllocOp::create(b, loc, MemRefType::get({}, indexType));
+        memref::AllocaOp::create(b, loc, MemRefType::get({}, indexType));
     memref::StoreOp::create(b, loc, constantIndex(b, loc, 0), operand.slot);
-    operand.previous = memref::AllocOp::create(
+    operand.previous = memref::AllocaOp::create(
         b, loc, MemRefType::get({operand.type.getRank()}, indexType));
+    operand.semaphores =
+        memref::AllocaOp::create(b, loc, MemRefType::get({2}, b.getI32Type()));
+    zero(b, loc, operand.semaphores);
+    operand.pending =
+        memref::AllocaOp::create(b, loc, MemRefType::get({2}, indexType));
+    zero(b, loc, operand.pending);
     // Revisits are tracked per block for outputs that are not aliased
     // (aliased outputs are exempt, as in Pallas's interpret mode) and have
     // no element dims.
@@ -446,11 +578,19 @@ void CallLowering::allocate(OpBuilder &b) {
       linalg::FillOp::create(b, loc, ValueRange{minusOne},
                              ValueRange{operand.visits});
     }
-    operands.push_back(std::move(operand));
   }
   for (MemRefType type : call.getScratchTypes()) {
     auto stripped = cast<MemRefType>(stripType(type));
-    Value buffer = memref::AllocOp::create(b, loc, stripped);
+    std::optional<MemorySpace> space = getMemorySpace(type);
+    Value buffer;
+    if (space == MemorySpace::Vmem)
+      buffer =
+          runtime.allocateInArena(b, loc, TESSERA_RT_KERNEL_VMEM, stripped);
+    else if (space == MemorySpace::Smem)
+      buffer =
+          runtime.allocateInArena(b, loc, TESSERA_RT_KERNEL_SMEM, stripped);
+    else
+      buffer = memref::AllocOp::create(b, loc, stripped);
     if (isSemaphoreType(type.getElementType()))
       zero(b, loc, buffer);
     else if (interpret())
@@ -459,36 +599,42 @@ void CallLowering::allocate(OpBuilder &b) {
   }
 }
 
-void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
-  Value step = constantIndex(b, loc, 0);
-  for (auto [d, iv] : llvm::enumerate(point))
-    step = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, step, constantIndex(b, loc, grid[d])),
-        iv);
-  int64_t total = 1;
-  for (int64_t size : grid)
-    total *= size;
-  Value isFirst =
-      cmp(b, loc, arith::CmpIPredicate::eq, step, constantIndex(b, loc, 0));
-  Value isLast = cmp(b, loc, arith::CmpIPredicate::eq, step,
-                     constantIndex(b, loc, total - 1));
-  // The next grid point (lexicographic; wraps to zeros after the last).
-  SmallVector<Value> next(point.size());
-  Value carry = arith::ConstantIntOp::create(b, loc, 1, 1);
-  for (int64_t d = static_cast<int64_t>(point.size()) - 1; d >= 0; --d) {
-    Value one = arith::SelectOp::create(b, loc, carry, constantIndex(b, loc, 1),
-                                        constantIndex(b, loc, 0));
-    Value bumped = arith::AddIOp::create(b, loc, point[d], one);
-    Value wraps = cmp(b, loc, arith::CmpIPredicate::eq, bumped,
-                      constantIndex(b, loc, grid[d]));
-    next[d] = arith::SelectOp::create(b, loc, wraps, constantIndex(b, loc, 0),
-                                      bumped);
-    carry = wraps;
+void CallLowering::buildSteps(OpBuilder &b, Value lo, Value hi) {
+  // Pipelined: the first block of every double-buffered input is started
+  // before the loop.
+  if (!interpret()) {
+    SmallVector<Value> origin = linearToPoint(b, lo);
+    Value k0 = constantIndex(b, loc, 0);
+    for (Blocked &operand : operands) {
+      if (operand.raw || !operand.isInput || !operand.isDoubleBuffered())
+        continue;
+      SmallVector<Value> indices = getBlockIndices(b, operand, origin);
+      startCopy(b, operand, indices, k0, true);
+    }
   }
+  scf::ForOp::create(b, loc, lo, hi, constantIndex(b, loc, 1), ValueRange{},
+                     [&](OpBuilder &nb, Location, Value step, ValueRange) {
+                       buildStep(nb, step, lo, hi);
+                       scf::YieldOp::create(nb, loc);
+                     });
+}
+
+void CallLowering::buildStep(OpBuilder &b, Value step, Value lo, Value hi) {
+  SmallVector<Value> point = linearToPoint(b, step);
+  Value isFirst = cmp(b, loc, arith::CmpIPredicate::eq, step, lo);
+  Value isLast =
+      cmp(b, loc, arith::CmpIPredicate::eq, step,
+          arith::SubIOp::create(b, loc, hi, constantIndex(b, loc, 1)));
+  Value notLast = arith::XOrIOp::create(
+      b, loc, isLast, arith::ConstantIntOp::create(b, loc, 1, 1));
+  // The next grid point (lexicographic; wraps to zeros after the last).
+  SmallVector<Value> next = linearToPoint(
+      b, arith::AddIOp::create(b, loc, step, constantIndex(b, loc, 1)));
+  Value k0 = constantIndex(b, loc, 0);
 
   SmallVector<SmallVector<Value>> current(operands.size());
   SmallVector<Value> changesNext(operands.size());
+  SmallVector<Value> slots(operands.size());
   SmallVector<Value> views(operands.size());
   for (size_t i = 0; i < operands.size(); ++i) {
     Blocked &operand = operands[i];
@@ -501,7 +647,8 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
     if (interpret()) {
       if (operand.isInput) {
         poison(b, loc, operand.buffers[0]);
-        copyBlock(b, operand, current[i], operand.buffers[0], true);
+        startCopy(b, operand, current[i], k0, true);
+        waitCopy(b, operand, k0);
       } else {
         // A new output block starts uninitialized; a revisited one stays.
         SmallVector<Value> previous;
@@ -526,39 +673,13 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
     // Pipelined.
     SmallVector<Value> nextIndices = getBlockIndices(b, operand, next);
     changesNext[i] = arith::AndIOp::create(
-        b, loc,
-        arith::XOrIOp::create(b, loc, isLast,
-                              arith::ConstantIntOp::create(b, loc, 1, 1)),
-        anyDifferent(b, loc, nextIndices, current[i]));
+        b, loc, notLast, anyDifferent(b, loc, nextIndices, current[i]));
     Value slot = memref::LoadOp::create(b, loc, operand.slot);
+    slots[i] = slot;
     views[i] = selectBuffer(b, operand, operand.views, slot);
-    if (!operand.isInput)
-      continue;
-    if (operand.isDoubleBuffered()) {
-      // Issue the next step's copy into the other buffer before the body.
-      Value other =
-          arith::SubIOp::create(b, loc, constantIndex(b, loc, 1), slot);
-      Value target = selectBuffer(b, operand, operand.buffers, other);
-      scf::IfOp::create(
-          b, loc, changesNext[i],
-          [&](OpBuilder &tb, Location tl) {
-            copyBlock(tb, operand, nextIndices, target, true);
-            runtime.countCopy(tb, tl, true);
-            scf::YieldOp::create(tb, tl);
-          },
-          [&](OpBuilder &eb, Location el) {
-            scf::IfOp::create(
-                eb, el,
-                arith::XOrIOp::create(
-                    eb, el, isLast, arith::ConstantIntOp::create(eb, el, 1, 1)),
-                [&](OpBuilder &sb, Location sl) {
-                  runtime.countCopy(sb, sl, false);
-                  scf::YieldOp::create(sb, sl);
-                });
-            scf::YieldOp::create(eb, el);
-          });
-    } else {
-      // One buffer: copy at the start of a step whose block changed.
+    if (operand.isInput && !operand.isDoubleBuffered()) {
+      // One buffer: copied (and waited for) at the start of a step whose
+      // block changed.
       SmallVector<Value> previous;
       for (int64_t d = 0; d < operand.type.getRank(); ++d)
         previous.push_back(memref::LoadOp::create(
@@ -569,8 +690,8 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
       scf::IfOp::create(
           b, loc, changed,
           [&](OpBuilder &tb, Location tl) {
-            copyBlock(tb, operand, indices, operand.buffers[0], true);
-            runtime.countCopy(tb, tl, true);
+            startCopy(tb, operand, indices, k0, true);
+            waitCopy(tb, operand, k0);
             scf::YieldOp::create(tb, tl);
           },
           [&](OpBuilder &eb, Location el) {
@@ -580,7 +701,28 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
       for (auto [d, index] : llvm::enumerate(current[i]))
         memref::StoreOp::create(b, loc, index, operand.previous,
                                 ValueRange{constantIndex(b, loc, d)});
+      continue;
     }
+    // This step's input block (started in the previous step), or the
+    // write-back of the output buffer's previous block, completes first.
+    waitCopy(b, operand, slot);
+    if (!operand.isInput)
+      continue;
+    // Start the next step's block into the other buffer before the body.
+    Value other = arith::SubIOp::create(b, loc, constantIndex(b, loc, 1), slot);
+    scf::IfOp::create(
+        b, loc, changesNext[i],
+        [&](OpBuilder &tb, Location tl) {
+          startCopy(tb, operand, nextIndices, other, true);
+          scf::YieldOp::create(tb, tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          scf::IfOp::create(eb, el, notLast, [&](OpBuilder &sb, Location sl) {
+            runtime.countCopy(sb, sl, false);
+            scf::YieldOp::create(sb, sl);
+          });
+          scf::YieldOp::create(eb, el);
+        });
   }
 
   // The body.
@@ -596,21 +738,23 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
     if (operand.raw)
       continue;
     if (interpret()) {
-      if (!operand.isInput)
-        copyBlock(b, operand, current[i], operand.buffers[0], false);
+      if (!operand.isInput) {
+        startCopy(b, operand, current[i], k0, false);
+        waitCopy(b, operand, k0);
+      }
       continue;
     }
-    Value slot = memref::LoadOp::create(b, loc, operand.slot);
-    Value other = arith::SubIOp::create(b, loc, constantIndex(b, loc, 1), slot);
+    Value slot = slots[i];
     if (!operand.isInput) {
       Value writeBack = arith::OrIOp::create(b, loc, changesNext[i], isLast);
-      Value source = selectBuffer(b, operand, operand.buffers, slot);
       SmallVector<Value> indices = current[i];
+      bool single = !operand.isDoubleBuffered();
       scf::IfOp::create(
           b, loc, writeBack,
           [&](OpBuilder &tb, Location tl) {
-            copyBlock(tb, operand, indices, source, false);
-            runtime.countCopy(tb, tl, true);
+            startCopy(tb, operand, indices, slot, false);
+            if (single)
+              waitCopy(tb, operand, slot);
             scf::YieldOp::create(tb, tl);
           },
           [&](OpBuilder &eb, Location el) {
@@ -619,6 +763,8 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
           });
     }
     if (operand.isDoubleBuffered()) {
+      Value other =
+          arith::SubIOp::create(b, loc, constantIndex(b, loc, 1), slot);
       Value newSlot =
           arith::SelectOp::create(b, loc, changesNext[i], other, slot);
       memref::StoreOp::create(b, loc, newSlot, operand.slot);
@@ -626,50 +772,20 @@ void CallLowering::buildStep(OpBuilder &b, ValueRange point) {
   }
 }
 
-LogicalResult CallLowering::run() {
-  OpBuilder b(call);
-  allocate(b);
-  // Pipelined: the first block of every double-buffered input is copied
-  // before the loops.
-  if (!interpret()) {
-    SmallVector<Value> origin;
-    for (size_t d = 0; d < grid.size(); ++d)
-      origin.push_back(constantIndex(b, loc, 0));
-    for (Blocked &operand : operands) {
-      if (operand.raw || !operand.isInput || !operand.isDoubleBuffered())
-        continue;
-      SmallVector<Value> indices = getBlockIndices(b, operand, origin);
-      copyBlock(b, operand, indices, operand.buffers[0], true);
-      runtime.countCopy(b, loc, true);
-    }
-  }
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t size : grid) {
-    lbs.push_back(constantIndex(b, loc, 0));
-    ubs.push_back(constantIndex(b, loc, size));
-    steps.push_back(constantIndex(b, loc, 1));
-  }
-  if (grid.empty())
-    buildStep(b, {});
-  else
-    scf::buildLoopNest(
-        b, loc, lbs, ubs, steps,
-        [&](OpBuilder &nb, Location, ValueRange ivs) { buildStep(nb, ivs); });
+void CallLowering::checkSemaphores(OpBuilder &b) {
   // Semaphores are zero at kernel exit.
-  unsigned numScratch = 0;
   SmallVector<MemRefType> scratchTypes = call.getScratchTypes();
   for (size_t s = 0; s < scratch.size(); ++s) {
     MemRefType type = scratchTypes[s];
     Value buffer = scratch[s];
-    unsigned index = numScratch++;
     if (!isSemaphoreType(type.getElementType()))
       continue;
     auto stripped = cast<MemRefType>(buffer.getType());
-    SmallVector<Value> lbs2, ubs2, steps2;
+    SmallVector<Value> lbs, ubs, steps;
     for (int64_t d : stripped.getShape()) {
-      lbs2.push_back(constantIndex(b, loc, 0));
-      ubs2.push_back(constantIndex(b, loc, d));
-      steps2.push_back(constantIndex(b, loc, 1));
+      lbs.push_back(constantIndex(b, loc, 0));
+      ubs.push_back(constantIndex(b, loc, d));
+      steps.push_back(constantIndex(b, loc, 1));
     }
     auto check = [&](OpBuilder &nb, Location nl, ValueRange ivs) {
       Value count = memref::LoadOp::create(nb, nl, buffer, ivs);
@@ -677,7 +793,7 @@ LogicalResult CallLowering::run() {
                           arith::ConstantIntOp::create(nb, nl, 0, 32));
       Message message;
       message << "kernel @" << call.getCallee() << ": Semaphore scratch buffer "
-              << std::to_string(index);
+              << std::to_string(s);
       if (!ivs.empty()) {
         message << "[";
         for (auto [k, iv] : llvm::enumerate(ivs)) {
@@ -694,8 +810,171 @@ LogicalResult CallLowering::run() {
     if (stripped.getRank() == 0)
       check(b, loc, {});
     else
-      scf::buildLoopNest(b, loc, lbs2, ubs2, steps2, check);
+      scf::buildLoopNest(b, loc, lbs, ubs, steps, check);
   }
+}
+
+std::pair<int64_t, unsigned> CallLowering::getCoreSplit() {
+  if (interpret())
+    return {1, 0};
+  unsigned parallel = 0;
+  for (DimensionSemantics semantics : call.getGridSemantics()) {
+    if (semantics != DimensionSemantics::Parallel)
+      break;
+    ++parallel;
+  }
+  const TpuInfo &info = target.getInfo();
+  int64_t cores = info.megacore ? info.tensorCoresPerChip : 1;
+  if (parallel == 0 || cores <= 1)
+    return {1, 0};
+  return {cores, parallel};
+}
+
+/// The floating-point arithmetic of one run of `region`: an element per
+/// arith/math op with a floating-point result, 2 * sqrt(lhs * rhs * acc) per
+/// contraction (2MNK for a matmul), loops with constant bounds times their trip
+/// count, the larger branch of a conditional.
+static int64_t countFlops(Region &region) {
+  int64_t total = 0;
+  auto elements = [](Type type) -> int64_t {
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      return shaped.hasStaticShape() ? shaped.getNumElements() : 1;
+    return 1;
+  };
+  for (Block &block : region) {
+    for (Operation &op : block) {
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+        std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+        std::optional<int64_t> st = getConstantIntValue(loop.getStep());
+        int64_t trips = lb && ub && st && *st > 0
+                            ? std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st)
+                            : 1;
+        total += trips * countFlops(loop.getRegion());
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        total += std::max(countFlops(branch.getThenRegion()),
+                          countFlops(branch.getElseRegion()));
+        continue;
+      }
+      if (isa<vector::ContractionOp, linalg::MatmulOp, linalg::BatchMatmulOp>(
+              op)) {
+        double product = 1;
+        for (Value operand : op.getOperands().take_front(3))
+          product *= static_cast<double>(elements(operand.getType()));
+        total += 2 * static_cast<int64_t>(std::sqrt(product) + 0.5);
+        continue;
+      }
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+        int64_t perElement = 0;
+        linalgOp->walk([&](Operation *inner) {
+          if (isa<arith::ArithDialect, math::MathDialect>(
+                  inner->getDialect()) &&
+              !isa<arith::ConstantOp>(inner) && inner->getNumResults() == 1 &&
+              isa<FloatType>(inner->getResult(0).getType()))
+            ++perElement;
+        });
+        int64_t largest = 1;
+        for (Value operand : op.getOperands())
+          largest = std::max(largest, elements(operand.getType()));
+        total += perElement * largest;
+        continue;
+      }
+      if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
+          !isa<arith::ConstantOp>(op) && op.getNumResults() == 1 &&
+          isa<FloatType>(getElementTypeOrSelf(op.getResult(0).getType())))
+        total += elements(op.getResult(0).getType());
+      for (Region &nested : op.getRegions())
+        total += countFlops(nested);
+    }
+  }
+  return total;
+}
+
+int64_t CallLowering::getFlops() {
+  if (CostEstimateAttr cost = call.getCostEstimateAttr())
+    return cost.getFlops();
+  int64_t steps = 1;
+  for (int64_t size : grid)
+    steps *= size;
+  return countFlops(body.getBody()) * steps;
+}
+
+LogicalResult CallLowering::run() {
+  if (!target)
+    return call.emitOpError()
+           << "kernel lowering needs the TPU generation to emulate: set "
+              "'kernel.target = #kernel.target<\"v5e\">' (or \"v4\", "
+              "\"v5p\", \"v6e\", \"v7x\") on the enclosing module";
+  if (!call->getParentOfType<func::FuncOp>())
+    return call.emitOpError("must be inside a func.func to be lowered");
+  const TpuInfo &info = target.getInfo();
+  OpBuilder b(call);
+  runtime.setAllocaFunction(call->getParentOfType<func::FuncOp>());
+  Value args = prepareCaller(b);
+
+  // The core function: the steps of one TensorCore.
+  MLIRContext *context = call.getContext();
+  auto coreType = FunctionType::get(
+      context, {IntegerType::get(context, 64), IntegerType::get(context, 32)},
+      {});
+  OpBuilder moduleBuilder(body);
+  moduleBuilder.setInsertionPointAfter(body);
+  auto coreFn = func::FuncOp::create(
+      moduleBuilder, loc, (body.getName() + "_core").str(), coreType);
+  coreFn.setPrivate();
+  Block *entry = coreFn.addEntryBlock();
+  runtime.setAllocaFunction(coreFn);
+  OpBuilder cb = OpBuilder::atBlockBegin(entry);
+  allocate(cb, entry->getArgument(0));
+  auto [numCores, numSplit] = getCoreSplit();
+  int64_t outer = 1, inner = 1;
+  for (auto [d, size] : llvm::enumerate(grid))
+    (d < numSplit ? outer : inner) *= size;
+  int64_t perCore = llvm::divideCeil(outer, numCores);
+  Value core = arith::IndexCastOp::create(cb, loc, cb.getIndexType(),
+                                          entry->getArgument(1));
+  auto bound = [&](int64_t offset) {
+    Value first = arith::AddIOp::create(
+        cb, loc,
+        arith::MulIOp::create(cb, loc, core, constantIndex(cb, loc, perCore)),
+        constantIndex(cb, loc, offset));
+    Value clamped =
+        arith::MinSIOp::create(cb, loc, first, constantIndex(cb, loc, outer));
+    return arith::MulIOp::create(cb, loc, clamped,
+                                 constantIndex(cb, loc, inner))
+        .getResult();
+  };
+  Value lo = bound(0), hi = bound(perCore);
+  scf::IfOp::create(cb, loc, cmp(cb, loc, arith::CmpIPredicate::slt, lo, hi),
+                    [&](OpBuilder &tb, Location tl) {
+                      buildSteps(tb, lo, hi);
+                      scf::YieldOp::create(tb, tl);
+                    });
+  runtime.dmaDrain(cb, loc);
+  checkSemaphores(cb);
+  func::ReturnOp::create(cb, loc);
+
+  // The call.
+  runtime.setAllocaFunction(call->getParentOfType<func::FuncOp>());
+  int64_t steps = outer * inner;
+  int64_t vmemBytes =
+      call.getVmemLimitBytes().value_or(info.defaultScopedVmemBytes);
+  SmallVector<int64_t> callInfo(TESSERA_RT_KERNEL_INFO_SIZE, 0);
+  callInfo[TESSERA_RT_KERNEL_INFO_MODE] = interpret() ? 0 : 1;
+  callInfo[TESSERA_RT_KERNEL_INFO_CORES] = numCores;
+  callInfo[TESSERA_RT_KERNEL_INFO_VMEM_BYTES] = vmemBytes;
+  callInfo[TESSERA_RT_KERNEL_INFO_SMEM_BYTES] = info.smemBytes;
+  callInfo[TESSERA_RT_KERNEL_INFO_FLOPS] = getFlops();
+  callInfo[TESSERA_RT_KERNEL_INFO_STEPS] = steps;
+  callInfo[TESSERA_RT_KERNEL_INFO_HBM_BYTES_PER_SECOND] =
+      static_cast<int64_t>(info.hbmBytesPerSecond);
+  callInfo[TESSERA_RT_KERNEL_INFO_PEAK_FLOPS_PER_SECOND] =
+      static_cast<int64_t>(info.peakBf16FlopsPerSecond);
+  runtime.callKernel(b, loc, call.getCallee(), info.generation, callInfo, args,
+                     coreFn);
+
   // The results.
   SmallVector<Value> tensors;
   for (auto [result, buffer] : llvm::zip(call.getResults(), results))
@@ -772,7 +1051,7 @@ LogicalResult mlir::tessera::kernel::lowerKernelCalls(ModuleOp module,
       ok = false;
       continue;
     }
-    CallLowering lowering(call, clone, mode, runtime);
+    CallLowering lowering(call, clone, mode, runtime, lookupTarget(call));
     if (failed(lowering.run()))
       ok = false;
   }

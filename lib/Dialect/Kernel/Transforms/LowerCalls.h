@@ -128,8 +128,11 @@ public:
     func::FuncOp fn =
         getFunction("tessera_rt_kernel_error", {ptrType, ptrType, i32});
     int64_t n = message.values.size();
-    Value array = memref::AllocaOp::create(
-        b, loc, MemRefType::get({std::max<int64_t>(n, 1)}, i64));
+    auto arrayType = MemRefType::get({std::max<int64_t>(n, 1)}, i64);
+    // At the function's entry: a report in a loop must not grow the stack.
+    Value array = allocaFunction
+                      ? createEntryAlloca(b, loc, arrayType)
+                      : memref::AllocaOp::create(b, loc, arrayType).getResult();
     for (auto [i, v] : llvm::enumerate(message.values)) {
       Value value = v;
       if (value.getType().isIndex())
@@ -153,14 +156,45 @@ public:
     func::CallOp::create(b, loc, fn, ValueRange{value});
   }
 
+  /// Starts a DMA from `src` to `dst` (memrefs of the same shape, any
+  /// strides) through tessera_rt_kernel_dma_start: `direction` as in
+  /// TESSERA_RT_DMA_DIRECTION; when `semaphore` (an i64 address) is set,
+  /// `amount` (i64) is added to it when the copy completes.
+  void dmaStart(OpBuilder &b, Location loc, Value src, Value dst,
+                int64_t direction, Value semaphore, Value amount);
+  /// tessera_rt_kernel_dma_wait(semaphore, amount): -1, or the semaphore's
+  /// count when the wait would hang (i32).
+  Value dmaWait(OpBuilder &b, Location loc, Value semaphore, Value amount);
+  /// tessera_rt_kernel_dma_drain().
+  void dmaDrain(OpBuilder &b, Location loc);
+  /// A buffer of `type` in the calling TensorCore's `space` arena
+  /// (TESSERA_RT_KERNEL_VMEM / SMEM).
+  Value allocateInArena(OpBuilder &b, Location loc, int32_t space,
+                        MemRefType type);
+  /// Runs `coreFn(args, core)` on `info`'s TensorCores through
+  /// tessera_rt_kernel_call.
+  void callKernel(OpBuilder &b, Location loc, StringRef name, StringRef target,
+                  ArrayRef<int64_t> info, Value args, func::FuncOp coreFn);
+  /// The address (i64) of `memref`'s first element.
+  Value getAddress(OpBuilder &b, Location loc, Value memref);
+  /// The address (i64) of `memref[indices]`.
+  Value getElementAddress(OpBuilder &b, Location loc, Value memref,
+                          ValueRange indices);
+  /// A memref.alloca of `type` at the start of the function set with
+  /// setAllocaFunction (not in a loop).
+  Value createEntryAlloca(OpBuilder &b, Location loc, MemRefType type);
+  /// The function whose entry block createEntryAlloca uses.
+  void setAllocaFunction(func::FuncOp function) { allocaFunction = function; }
+
 private:
-  func::FuncOp getFunction(StringRef name, ArrayRef<Type> inputs) {
+  func::FuncOp getFunction(StringRef name, ArrayRef<Type> inputs,
+                           ArrayRef<Type> results = {}) {
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto fn = func::FuncOp::create(
         b, module.getLoc(), name,
-        FunctionType::get(module.getContext(), inputs, {}));
+        FunctionType::get(module.getContext(), inputs, results));
     fn.setPrivate();
     return fn;
   }
@@ -190,9 +224,19 @@ private:
   }
 
   ModuleOp module;
+  func::FuncOp allocaFunction;
   Type ptrType;
   std::map<std::string, std::string> strings;
 };
+
+/// A memref of the static identity-layout `type` at `address` (i64): an
+/// LLVM memref descriptor cast to the memref type, which the LLVM lowering
+/// folds away.
+Value createMemRefAt(OpBuilder &b, Location loc, Value address,
+                     MemRefType type);
+
+/// The bytes of one element of `type` in memory.
+int64_t getElementBytes(Type type);
 
 //===----------------------------------------------------------------------===//
 // Bodies (LowerBody.cpp)

@@ -8,6 +8,7 @@
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Runtime/Kernel.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -138,6 +139,170 @@ std::string tuplePlaceholders(size_t n) {
 
 std::string formatStaticShape(ArrayRef<int64_t> shape) {
   return formatShape(shape);
+}
+
+int64_t getElementBytes(Type type) {
+  if (type.isIntOrFloat())
+    return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+  return 8;
+}
+
+Value createMemRefAt(OpBuilder &b, Location loc, Value address,
+                     MemRefType type) {
+  MLIRContext *context = b.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  Type i64 = b.getI64Type();
+  int64_t rank = type.getRank();
+  SmallVector<Type> fields{ptrType, ptrType, i64};
+  if (rank > 0) {
+    auto array = LLVM::LLVMArrayType::get(i64, rank);
+    fields.push_back(array);
+    fields.push_back(array);
+  }
+  auto structType = LLVM::LLVMStructType::getLiteral(context, fields);
+  auto constant = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, ptrType, address);
+  Value descriptor = LLVM::PoisonOp::create(b, loc, structType);
+  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, pointer,
+                                           ArrayRef<int64_t>{0});
+  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, pointer,
+                                           ArrayRef<int64_t>{1});
+  descriptor = LLVM::InsertValueOp::create(b, loc, descriptor, constant(0),
+                                           ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    descriptor = LLVM::InsertValueOp::create(b, loc, descriptor,
+                                             constant(type.getDimSize(d)),
+                                             ArrayRef<int64_t>{3, d});
+    descriptor = LLVM::InsertValueOp::create(
+        b, loc, descriptor, constant(stride), ArrayRef<int64_t>{4, d});
+    stride *= type.getDimSize(d);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, type, descriptor)
+      .getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// RuntimeCalls
+//===----------------------------------------------------------------------===//
+
+Value RuntimeCalls::createEntryAlloca(OpBuilder &b, Location loc,
+                                      MemRefType type) {
+  OpBuilder::InsertionGuard guard(b);
+  assert(allocaFunction && "no function for entry allocas");
+  b.setInsertionPointToStart(&allocaFunction.getBody().front());
+  return memref::AllocaOp::create(b, loc, type);
+}
+
+Value RuntimeCalls::getAddress(OpBuilder &b, Location loc, Value memref) {
+  return getElementAddress(b, loc, memref, {});
+}
+
+Value RuntimeCalls::getElementAddress(OpBuilder &b, Location loc, Value memref,
+                                      ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value offset = metadata.getOffset();
+  for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+    offset = arith::AddIOp::create(
+        b, loc, offset, arith::MulIOp::create(b, loc, index, stride));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, metadata.getBaseBuffer());
+  Value bytes = arith::MulIOp::create(
+      b, loc, offset,
+      constantIndex(b, loc, getElementBytes(type.getElementType())));
+  Value address = arith::AddIOp::create(b, loc, base, bytes);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+}
+
+void RuntimeCalls::dmaStart(OpBuilder &b, Location loc, Value src, Value dst,
+                            int64_t direction, Value semaphore, Value amount) {
+  Type i64 = b.getI64Type();
+  auto type = cast<MemRefType>(src.getType());
+  int64_t rank = type.getRank();
+  Value descriptor = createEntryAlloca(
+      b, loc, MemRefType::get({TESSERA_RT_DMA_SIZES + 3 * rank}, i64));
+  auto store = [&](int64_t slot, Value value) {
+    if (value.getType().isIndex())
+      value = arith::IndexCastOp::create(b, loc, i64, value);
+    memref::StoreOp::create(b, loc, value, descriptor,
+                            ValueRange{constantIndex(b, loc, slot)});
+  };
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  auto srcData = memref::ExtractStridedMetadataOp::create(b, loc, src);
+  auto dstData = memref::ExtractStridedMetadataOp::create(b, loc, dst);
+  store(TESSERA_RT_DMA_DIRECTION, constant(direction));
+  store(TESSERA_RT_DMA_DST, getAddress(b, loc, dst));
+  store(TESSERA_RT_DMA_SRC, getAddress(b, loc, src));
+  store(TESSERA_RT_DMA_ELEMENT_BYTES,
+        constant(getElementBytes(type.getElementType())));
+  store(TESSERA_RT_DMA_SEMAPHORE, semaphore ? semaphore : constant(0));
+  store(TESSERA_RT_DMA_AMOUNT, amount ? amount : constant(0));
+  store(TESSERA_RT_DMA_RANK, constant(rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    store(TESSERA_RT_DMA_SIZES + d, srcData.getSizes()[d]);
+    store(TESSERA_RT_DMA_SIZES + rank + d, dstData.getStrides()[d]);
+    store(TESSERA_RT_DMA_SIZES + 2 * rank + d, srcData.getStrides()[d]);
+  }
+  func::FuncOp fn = getFunction("tessera_rt_kernel_dma_start", {ptrType});
+  func::CallOp::create(b, loc, fn, ValueRange{getPointer(b, loc, descriptor)});
+}
+
+Value RuntimeCalls::dmaWait(OpBuilder &b, Location loc, Value semaphore,
+                            Value amount) {
+  Type i32 = b.getI32Type();
+  func::FuncOp fn =
+      getFunction("tessera_rt_kernel_dma_wait", {b.getI64Type(), i32}, {i32});
+  if (amount.getType() != i32)
+    amount = arith::TruncIOp::create(b, loc, i32, amount);
+  return func::CallOp::create(b, loc, fn, ValueRange{semaphore, amount})
+      .getResult(0);
+}
+
+void RuntimeCalls::dmaDrain(OpBuilder &b, Location loc) {
+  func::FuncOp fn = getFunction("tessera_rt_kernel_dma_drain", {});
+  func::CallOp::create(b, loc, fn, ValueRange{});
+}
+
+Value RuntimeCalls::allocateInArena(OpBuilder &b, Location loc, int32_t space,
+                                    MemRefType type) {
+  Type i64 = b.getI64Type();
+  func::FuncOp fn =
+      getFunction("tessera_rt_kernel_arena", {b.getI32Type(), i64}, {i64});
+  int64_t bytes =
+      type.getNumElements() * getElementBytes(type.getElementType());
+  Value address =
+      func::CallOp::create(
+          b, loc, fn,
+          ValueRange{arith::ConstantIntOp::create(b, loc, space, 32),
+                     arith::ConstantIntOp::create(b, loc, bytes, 64)})
+          .getResult(0);
+  return createMemRefAt(b, loc, address, type);
+}
+
+void RuntimeCalls::callKernel(OpBuilder &b, Location loc, StringRef name,
+                              StringRef target, ArrayRef<int64_t> info,
+                              Value args, func::FuncOp coreFn) {
+  Type i64 = b.getI64Type();
+  Value infoArray = createEntryAlloca(
+      b, loc, MemRefType::get({static_cast<int64_t>(info.size())}, i64));
+  for (auto [i, value] : llvm::enumerate(info))
+    memref::StoreOp::create(b, loc,
+                            arith::ConstantIntOp::create(b, loc, value, 64),
+                            infoArray, ValueRange{constantIndex(b, loc, i)});
+  FunctionType coreType = coreFn.getFunctionType();
+  func::FuncOp fn = getFunction("tessera_rt_kernel_call",
+                                {ptrType, ptrType, ptrType, i64, coreType});
+  Value fnValue = func::ConstantOp::create(b, loc, coreType,
+                                           FlatSymbolRefAttr::get(coreFn));
+  func::CallOp::create(
+      b, loc, fn,
+      ValueRange{getString(b, loc, name), getString(b, loc, target),
+                 getPointer(b, loc, infoArray), args, fnValue});
 }
 
 } // namespace mlir::tessera::kernel::lowering

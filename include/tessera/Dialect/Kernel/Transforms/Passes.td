@@ -80,11 +80,16 @@ def KernelLowerInterpretPass
     sequential code that the `tessera-cpu` pipeline compiles, with the
     checks of Pallas's TPU interpret mode.
 
-    - The grid becomes nested `scf.for` loops in lexicographic order (last
-      axis fastest); `kernel.program_id` / `kernel.num_programs` become the
-      loop indices and bounds.
+    - The call becomes a call of the runtime's `tessera_rt_kernel_call`
+      with a core function (`@<body>_interpret<N>_core`) that runs the
+      steps on one TensorCore; the runtime gives it VMEM and SMEM arenas of
+      the target's sizes (`kernel.target`, needed) for its buffers.
+    - The grid becomes one `scf.for` over the steps in lexicographic order
+      (last axis fastest); `kernel.program_id` / `kernel.num_programs`
+      become the step's grid indices and the grid bounds.
     - Each blocked operand gets a block buffer (a memref of the block
-      shape). At every step the input blocks are copied in from the operand
+      shape) in the arena; every copy is a DMA the runtime performs at
+      once. At every step the input blocks are copied in from the operand
       at the block index of their index map (affine maps, or a call of the
       index function with the scalar-prefetch buffers); the part of a
       partial edge block or of element padding outside the array is NaN for
@@ -99,7 +104,9 @@ def KernelLowerInterpretPass
       become `vector` loads and stores (masked ones
       `vector.maskedload`/`maskedstore`, masked-out lanes NaN),
       `kernel.async_copy` a synchronous `memref.copy` that adds the bytes
-      of its target to the DMA semaphore (its wait subtracts them),
+      of its target to the DMA semaphore (its wait subtracts them; in
+      `kernel-lower-pipelined` a DMA on the core's engine and a runtime
+      wait),
       semaphores counters in memory, `kernel.run_scoped` fresh
       (poisoned) buffers.
     - Run-time checks call `tessera_rt_kernel_error`
@@ -140,27 +147,37 @@ def KernelLowerPipelinedPass
     The lowering of every `kernel.call` that behaves like Pallas's TPU
     pipeline, on the CPU:
 
-    - the grid as nested `scf.for` loops in lexicographic order;
-    - per blocked operand in VMEM or SMEM a window of two buffers (one with
-      `buffers = 1` or for a trivial window, whole array and constant index
-      map); the body gets the current one;
-    - inputs: the first block is copied before the loops; at every step the
-      copy of the next step's block into the other buffer is issued before
-      the body runs, and skipped when the next block index equals the
-      current one (the same buffer is then reused);
+    - the call as a call of the runtime's `tessera_rt_kernel_call` with a
+      core function (`@<body>_pipelined<N>_core`) holding the steps of one
+      TensorCore, run by the runtime on each TensorCore as a thread with
+      its own VMEM/SMEM arenas of the target's sizes and DMA engine; on a
+      megacore target (v4, v5p) the leading `parallel` grid axes are split
+      across the TensorCores;
+    - the grid as one `scf.for` over the core's steps in lexicographic
+      order;
+    - per blocked operand in VMEM or SMEM a window of two buffers in the
+      arena (one with `buffers = 1` or for a trivial window, whole array and
+      constant index map); the body gets the current one;
+    - inputs: the first block's DMA is started before the loop; every step
+      waits for its block's DMA, then starts the next step's block into the
+      other buffer before the body runs (the runtime completes it later,
+      at the latest when the next step waits for it), or
+      skips it when the next block index equals the current one (the same
+      buffer is then reused);
     - outputs: the window stays resident while the block index does not
-      change (so a consecutively revisited block accumulates), and is
-      written back (without its part outside the array) when the next
+      change (so a consecutively revisited block accumulates), and its DMA
+      back (without its part outside the array) is started when the next
       step's block index differs and at the last step, then the other
-      buffer becomes current;
+      buffer becomes current (after its own earlier write-back completed);
     - scratch buffers are allocated once and persist across steps.
 
-    A block "DMA" is a synchronous `linalg.copy` of the block's part
-    inside the array (loops LLVM vectorizes); every copy issued or skipped
-    is counted with `tessera_rt_kernel_count_copy`. The body is cloned and
+    Every DMA goes through `tessera_rt_kernel_dma_start` (which counts
+    bytes and copies); skipped copies are counted with
+    `tessera_rt_kernel_count_copy`; every DMA is drained before the call
+    returns. The body is cloned and
     lowered as in `kernel-lower-interpret` (the same loads, stores, DMAs and
-    semaphores), but without that lowering's poisoning and its block-index
-    and revisit checks; out-of-bounds block indices, loads, stores and DMA
+    semaphores), but without that lowering's poisoning and revisit
+    checks; out-of-bounds block indices, loads, stores and DMA
     views, semaphores that would hang and non-zero semaphores at exit are
     still reported (and the access skipped).
   }];
