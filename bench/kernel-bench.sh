@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+#===- kernel-bench.sh - kernel.call vs memcpy and vs linalg.matmul ---------===#
+#
+# Part of the Tessera project, under the Apache License v2.0.
+#
+# Usage: bench/kernel-bench.sh [--quick] [--fresh-pages] [<build-dir>]
+#        (default build dir: build; see bench/README-kernel.md)
+#
+# Two measurements of `kernel.call`s run by `tessera-run
+# --kernel-mode=pipelined --repeat N --timing`, each next to a baseline
+# timed in the same run:
+#
+#   (a) a memory-bound elementwise add o = x + y on two (8192, 8192) f32
+#       inputs (256 MiB each; output 256 MiB; 768 MiB read + written per
+#       run) with (8, 8192) blocks, for TPU v5e (one TensorCore) and v5p
+#       (the grid split across a megacore's two TensorCores): effective
+#       bandwidth (bytes read + written / median time) next to a C memcpy
+#       (clang -O2, built here)
+#       moving the same number of bytes (a 384 MiB copy), and next to the
+#       same add as arith.addf on tensors through the tessera-cpu pipeline;
+#   (b) a 2048^3 f32 matmul as a kernel.call over (256, 256, 256) blocks
+#       (grid (8, 8, 8), [parallel, parallel, arbitrary], the output block
+#       resident along k) with two bodies (a register-blocked
+#       vector.outerproduct loop nest, and one linalg.matmul on the blocks)
+#       next to a plain linalg.matmul through the tessera-cpu pipeline:
+#       GFLOP/s of each and the ratio to linalg.matmul.
+#
+# --quick uses (1024, 8192) for the add and 512^3 for the matmul (a smoke
+# run of a few seconds). Every kernel program is first run once in a
+# variant that compares it with the linalg computation of the same values
+# (bench/gen-kernel-bench.py --check); a kernel that computes a wrong
+# result stops the script.
+#
+# tessera-run allocates every output afresh in each run; by default the
+# script sets GLIBC_TUNABLES so that glibc keeps freed memory in its heap
+# (one arena, no mmap), so that the runs after the first reuse pages that
+# are already mapped, like the memcpy into a reused buffer, and the times
+# measure the kernels rather than page faults (which are expensive in VMs).
+# --fresh-pages keeps glibc's defaults (a new mapping per large output)
+# and times the memcpy into a freshly allocated buffer in every run.
+#
+# Environment: REPEAT (default 10, quick 5) runs per program, SLOW_REPEAT
+# (default 3) for the linalg.matmul-body kernel, ADD_BLOCK_ROWS (default
+# 64), MM_BLOCK (default 256), CLANG (default clang-22).
+#
+#===------------------------------------------------------------------------===#
+
+set -euo pipefail
+
+quick=0
+fresh=0
+build=build
+for arg in "$@"; do
+  case "$arg" in
+  --quick) quick=1 ;;
+  --fresh-pages) fresh=1 ;;
+  -h | --help)
+    sed -n '/^# Usage/,/^#===-----/p' "$0" | sed 's/^# \{0,1\}//; /^===/d'
+    exit 0
+    ;;
+  -*)
+    echo "kernel-bench.sh: unknown option '$arg'" >&2
+    exit 1
+    ;;
+  *) build="$arg" ;;
+  esac
+done
+
+run="$build/bin/tessera-run"
+if [ ! -x "$run" ]; then
+  echo "kernel-bench.sh: no '$run' (build first)" >&2
+  exit 1
+fi
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+gen="$here/gen-kernel-bench.py"
+clang="${CLANG:-}"
+if [ -z "$clang" ]; then
+  clang="$(command -v clang-22 || echo /usr/lib/llvm-22/bin/clang)"
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+if [ "$quick" = 1 ]; then
+  add_m=1024 add_n=8192 mm=512 repeat="${REPEAT:-5}"
+else
+  add_m=8192 add_n=8192 mm=2048 repeat="${REPEAT:-10}"
+fi
+slow_repeat="${SLOW_REPEAT:-3}"
+add_bm="${ADD_BLOCK_ROWS:-8}"
+mb="${MM_BLOCK:-256}"
+# The body's vectors: (1, 1024) rows for the add; (8, 32) accumulator tiles
+# for the vector matmul body.
+add_vr=1 add_vc=1024 mr=8 nr=32
+
+if [ "$fresh" = 0 ]; then
+  export GLIBC_TUNABLES="glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=1099511627776"
+  pages="output buffers reused across runs (GLIBC_TUNABLES=$GLIBC_TUNABLES)"
+else
+  pages="fresh output pages in every run (glibc defaults)"
+fi
+
+# The memcpy baseline: copies BYTES from one buffer to another REPEAT times
+# (into a new buffer each time with `fresh`) and prints the times in
+# tessera-run's format.
+cat >"$work/memcpy.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double nowMs(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int byValue(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: memcpy BYTES REPEAT [fresh]\n");
+    return 1;
+  }
+  size_t bytes = strtoull(argv[1], NULL, 10);
+  int repeat = atoi(argv[2]);
+  int fresh = argc > 3 && strcmp(argv[3], "fresh") == 0;
+  unsigned char *src = malloc(bytes);
+  unsigned char *dst = fresh ? NULL : malloc(bytes);
+  double *ms = malloc(repeat * sizeof(double));
+  if (!src || (!fresh && !dst) || !ms)
+    return 1;
+  for (size_t i = 0; i < bytes; ++i)
+    src[i] = (unsigned char)(i * 131);
+  if (dst)
+    memset(dst, 0, bytes);
+  unsigned sum = 0;
+  for (int r = 0; r < repeat; ++r) {
+    double start = nowMs();
+    unsigned char *to = fresh ? malloc(bytes) : dst;
+    if (!to)
+      return 1;
+    memcpy(to, src, bytes);
+    sum += to[(size_t)r * 4099 % bytes];
+    if (fresh)
+      free(to);
+    ms[r] = nowMs() - start;
+  }
+  qsort(ms, repeat, sizeof(double), byValue);
+  double median = repeat % 2 ? ms[repeat / 2]
+                             : (ms[repeat / 2 - 1] + ms[repeat / 2]) / 2;
+  printf("run: median %.3f ms, min %.3f ms, max %.3f ms over %d runs\n",
+         median, ms[0], ms[repeat - 1], repeat);
+  return sum == 0xdeadbeef; /* keeps the copies */
+}
+EOF
+if ! "$clang" -O2 -o "$work/memcpy" "$work/memcpy.c" 2>"$work/cc.log"; then
+  cat "$work/cc.log" >&2
+  echo "kernel-bench.sh: cannot compile the memcpy baseline with '$clang'" >&2
+  exit 1
+fi
+
+# The median of a "run: median X ms, ..." line.
+median() { sed -n 's/^run: median \([0-9.]*\) ms.*/\1/p'; }
+
+# timed NAME REPEAT ARGS...: runs tessera-run on $work/NAME.mlir and prints
+# the median time in ms.
+timed() {
+  local name="$1" n="$2"
+  shift 2
+  local out
+  if ! out="$("$run" "$work/$name.mlir" --random-inputs --repeat "$n" --timing "$@" 2>&1)"; then
+    printf '%s\n' "$out" >&2
+    echo "kernel-bench.sh: tessera-run failed on $name" >&2
+    exit 1
+  fi
+  local ms
+  ms="$(printf '%s\n' "$out" | median)"
+  if [ -z "$ms" ]; then
+    printf '%s\n' "$out" >&2
+    echo "kernel-bench.sh: no timing from tessera-run on $name" >&2
+    exit 1
+  fi
+  echo "$ms"
+}
+
+# validate NAME GEN-ARGS...: generates the --check variant of a kernel
+# program and requires its mismatch count to be 0.
+validate() {
+  local name="$1"
+  shift
+  python3 "$gen" "$@" --check >"$work/$name-check.mlir"
+  local out
+  if ! out="$("$run" "$work/$name-check.mlir" --random-inputs --kernel-mode=pipelined 2>&1)" ||
+    ! printf '%s\n' "$out" | grep -q '^result0: i32\[\] = \[0\]'; then
+    printf '%s\n' "$out" >&2
+    echo "kernel-bench.sh: $name computes a wrong result (result0 is the" \
+      "number of elements that differ from the linalg reference)" >&2
+    exit 1
+  fi
+}
+
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)"
+echo "tessera-run --kernel-mode=pipelined on ${cpu:-this CPU}, one device;" \
+  "median of $repeat runs; $pages"
+
+#===--- (a) elementwise add ----------------------------------------------===#
+
+add_bytes=$((3 * add_m * add_n * 4))
+copy_bytes=$((add_bytes / 2))
+add_args=(add "$add_m" "$add_n" "$add_bm" "$add_vr" "$add_vc")
+validate add "${add_args[@]}"
+python3 "$gen" "${add_args[@]}" >"$work/add.mlir"
+cat >"$work/plain-add.mlir" <<EOF
+func.func @main(%x: tensor<${add_m}x${add_n}xf32>, %y: tensor<${add_m}x${add_n}xf32>) -> tensor<${add_m}x${add_n}xf32> {
+  %0 = arith.addf %x, %y : tensor<${add_m}x${add_n}xf32>
+  return %0 : tensor<${add_m}x${add_n}xf32>
+}
+EOF
+add_ms="$(timed add "$repeat" --kernel-mode=pipelined)"
+# The same kernel for TPU v5p, whose two TensorCores form one device
+# (megacore): the parallel grid axis is split across them, two threads.
+sed 's/#kernel.target<"v5e">/#kernel.target<"v5p">/' "$work/add.mlir" >"$work/add-v5p.mlir"
+add2_ms="$(timed add-v5p "$repeat" --kernel-mode=pipelined)"
+plain_ms="$(timed plain-add "$repeat")"
+copy_mode=""
+[ "$fresh" = 1 ] && copy_mode=fresh
+copy_ms="$("$work/memcpy" "$copy_bytes" "$repeat" $copy_mode | median)"
+
+echo
+awk -v m="$add_m" -v n="$add_n" -v bytes="$add_bytes" 'BEGIN {
+  mib = 1048576
+  printf "(a) o = x + y, f32 (%d, %d): %.0f MiB read (2 inputs) + %.0f MiB written (output) = %.0f MiB per run\n",
+         m, n, 2 * m * n * 4 / mib, m * n * 4 / mib, bytes / mib
+}'
+awk -v bm="$add_bm" -v n="$add_n" -v grid=$((add_m / add_bm)) \
+  -v bytes="$add_bytes" -v copy="$copy_bytes" -v k="$add_ms" \
+  -v p="$plain_ms" -v c="$copy_ms" -v k2="$add2_ms" 'BEGIN {
+  printf "    %-52s %10s %12s\n", "", "median ms", "GB/s (r+w)"
+  printf "    %-52s %10.3f %12.2f\n", sprintf("kernel.call, (%d, %d) blocks, grid [%d]", bm, n, grid), k, bytes / k / 1e6
+  printf "    %-52s %10.3f %12.2f\n", "  the same on v5p (2 TensorCores: 2 threads)", k2, bytes / k2 / 1e6
+  printf "    %-52s %10.3f %12.2f\n", "arith.addf on tensors (tessera-cpu)", p, bytes / p / 1e6
+  printf "    %-52s %10.3f %12.2f\n", sprintf("memcpy of %.0f MiB (same bytes read + written)", copy / 1048576), c, 2 * copy / c / 1e6
+  printf "    bandwidth ratio kernel / memcpy: %.2f on v5e, %.2f on v5p (arith.addf / memcpy: %.2f)\n", c / k, c / k2, c / p
+}'
+
+#===--- (b) matmul -------------------------------------------------------===#
+
+vec_args=(kernel-matmul "$mm" "$mm" "$mm" "$mb" "$mb" "$mb" vector "$mr" "$nr")
+lin_args=(kernel-matmul "$mm" "$mm" "$mm" "$mb" "$mb" "$mb" linalg)
+validate kernel-vector "${vec_args[@]}"
+validate kernel-linalg "${lin_args[@]}"
+python3 "$gen" "${vec_args[@]}" >"$work/kernel-vector.mlir"
+python3 "$gen" "${lin_args[@]}" >"$work/kernel-linalg.mlir"
+python3 "$gen" linalg-matmul "$mm" "$mm" "$mm" >"$work/linalg.mlir"
+linalg_ms="$(timed linalg "$repeat")"
+vector_ms="$(timed kernel-vector "$repeat" --kernel-mode=pipelined)"
+body_ms="$(timed kernel-linalg "$slow_repeat" --kernel-mode=pipelined)"
+
+echo
+g=$((mm / mb))
+awk -v s="$mm" -v b="$mb" -v g="$g" -v mr="$mr" -v nr="$nr" \
+  -v l="$linalg_ms" -v v="$vector_ms" -v k="$body_ms" -v sr="$slow_repeat" 'BEGIN {
+  flop = 2 * s * s * s
+  printf "(b) C = A * B, f32 %dx%dx%d: %.2f GFLOP per run; kernels over (%d, %d, %d) blocks, grid [%d, %d, %d]\n",
+         s, s, s, flop / 1e9, b, b, b, g, g, g
+  printf "    %-52s %10s %10s %8s\n", "", "median ms", "GFLOP/s", "ratio"
+  printf "    %-52s %10.3f %10.1f %8.2f\n", "linalg.matmul (tessera-cpu)", l, flop / l / 1e6, 1
+  printf "    %-52s %10.3f %10.1f %8.2f\n", sprintf("kernel.call, vector.outerproduct body (%dx%d tiles)", mr, nr), v, flop / v / 1e6, l / v
+  printf "    %-52s %10.3f %10.1f %8.2f\n", sprintf("kernel.call, linalg.matmul body (%d runs)", sr), k, flop / k / 1e6, l / k
+  printf "    (ratio: linalg.matmul time / kernel time, i.e. kernel GFLOP/s / linalg.matmul GFLOP/s)\n"
+}'
