@@ -234,3 +234,65 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return %0 : tensor<16x128xf32>
   }
 }
+
+// -----
+
+// Tests that a whole-block computation (Pallas's `o_ref[...] = x_ref[...] *
+// 2.0 + y_ref[...]`) on vectors larger than (8, 128) runs tile by tile in
+// loops: the chain of loads, elementwise ops and splat constants that ends
+// in a store is cloned on (8, 128) tiles, so no whole-block vector is left.
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK-NOT: vector<32x256xf32>
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK-NOT: vector<32x256xf32>
+// CHECK-LABEL: func.func private @body_pipelined0_core
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<32x256xf32, #kernel.space<vmem>>, %y: memref<32x256xf32, #kernel.space<vmem>>,
+                  %o: memref<32x256xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %two = arith.constant dense<2.0> : vector<32x256xf32>
+    %a = kernel.load %x[%c0, %c0] : memref<32x256xf32, #kernel.space<vmem>>, vector<32x256xf32>
+    %b = kernel.load %y[%c0, %c0] : memref<32x256xf32, #kernel.space<vmem>>, vector<32x256xf32>
+    %m = arith.mulf %a, %two : vector<32x256xf32>
+    %s = arith.addf %m, %b : vector<32x256xf32>
+    kernel.store %s, %o[%c0, %c0] : vector<32x256xf32>, memref<32x256xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @whole_block(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
+    %0 = kernel.call @body(%x, %y) grid = [2]
+        in_specs = [#kernel.block<[32, 256], (i) -> (i, 0)>, #kernel.block<[32, 256], (i) -> (i, 0)>]
+        out_specs = [#kernel.block<[32, 256], (i) -> (i, 0)>]
+        : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32>
+    return %0 : tensor<64x256xf32>
+  }
+}
+
+// -----
+
+// Tests that a chain whose store overwrites the buffer it loads from at
+// other indices stays whole (tile by tile, later tiles would read what
+// earlier ones wrote).
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x256xf32>
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<16x256xf32, #kernel.space<vmem>>, %o: memref<16x256xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %a = kernel.load %x[%c0, %c0] : memref<16x256xf32, #kernel.space<vmem>>, vector<8x256xf32>
+    kernel.store %a, %o[%c0, %c0] : vector<8x256xf32>, memref<16x256xf32, #kernel.space<vmem>>
+    %b = kernel.load %o[%c0, %c0] : memref<16x256xf32, #kernel.space<vmem>>, vector<8x256xf32>
+    %s = arith.addf %b, %b : vector<8x256xf32>
+    kernel.store %s, %o[%c8, %c0] : vector<8x256xf32>, memref<16x256xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @shifted(%x: tensor<16x256xf32>) -> tensor<16x256xf32> {
+    %0 = kernel.call @body(%x) grid = [1]
+        in_specs = [#kernel.block<full>]
+        out_specs = [#kernel.block<full>]
+        : (tensor<16x256xf32>) -> tensor<16x256xf32>
+    return %0 : tensor<16x256xf32>
+  }
+}

@@ -30,8 +30,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -597,8 +599,174 @@ void BodyLowering::lowerAsyncCopy(AsyncCopyOp op) {
   op.erase();
 }
 
+//===----------------------------------------------------------------------===//
+// Whole-block vectors
+//===----------------------------------------------------------------------===//
+
+/// Vectors of more elements than this, computed by loads and elementwise ops
+/// and only stored, are computed tile by tile in loops (see
+/// tileVectorChains): as whole values they reach LLVM as huge aggregates
+/// that take minutes to compile.
+static constexpr int64_t kMaxVectorElements = 8 * 128;
+
+/// The tile of a vector of `shape`: (8, 128) in its last two dimensions and
+/// 1 in the others, each side the largest divisor of the dimension not above
+/// it.
+static SmallVector<int64_t> getVectorTile(ArrayRef<int64_t> shape) {
+  auto largestDivisor = [](int64_t n, int64_t limit) {
+    for (int64_t d = std::min(n, limit); d > 1; --d)
+      if (n % d == 0)
+        return d;
+    return int64_t(1);
+  };
+  int64_t rank = shape.size();
+  SmallVector<int64_t> tile(rank, 1);
+  tile[rank - 1] = largestDivisor(shape[rank - 1], 128);
+  if (rank >= 2)
+    tile[rank - 2] = largestDivisor(shape[rank - 2], 8);
+  return tile;
+}
+
+/// The buffer `ref` is a view of (through memref.subview).
+static Value getBaseBuffer(Value ref) {
+  while (auto subview = ref.getDefiningOp<memref::SubViewOp>())
+    ref = subview.getSource();
+  return ref;
+}
+
+/// Rewrites a chain of whole-block vector ops that ends in `store` (a
+/// kernel.store of a large vector) into loops over tiles, when the chain is
+/// only unmasked kernel.loads, elementwise ops, splat constants and scalar
+/// broadcasts of that shape in `store`'s block, its values have no other
+/// users, no op with side effects lies between its first op and the store,
+/// and its loads and the store do not touch the same buffer at different
+/// indices (tile by tile, each tile is then read before it is written, as
+/// the whole block was).
+static void tileVectorChain(StoreOp store) {
+  auto type = dyn_cast<VectorType>(store.getValue().getType());
+  if (!type || type.isScalable() ||
+      type.getNumElements() <= kMaxVectorElements || store.getMask())
+    return;
+  Block *block = store->getBlock();
+  // The chain, by a walk over the operands.
+  llvm::SetVector<Operation *> chain;
+  SmallVector<Value> worklist{store.getValue()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != block || value.getType() != type)
+      return;
+    if (!chain.insert(def))
+      continue;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      if (load.getMask())
+        return;
+      continue;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      if (!isa<SplatElementsAttr>(constant.getValue()))
+        return;
+      continue;
+    }
+    if (auto broadcast = dyn_cast<vector::BroadcastOp>(def)) {
+      if (isa<VectorType>(broadcast.getSource().getType()))
+        return;
+      continue;
+    }
+    if (!OpTrait::hasElementwiseMappableTraits(def) ||
+        def->getNumRegions() != 0 || def->getNumResults() != 1)
+      return;
+    for (Value operand : def->getOperands())
+      worklist.push_back(operand);
+  }
+  // Every value of the chain is used only inside it (or by the store).
+  for (Operation *op : chain)
+    for (Operation *user : op->getUsers())
+      if (user != store && !chain.contains(user))
+        return;
+  // Loads and the store on the same buffer use the same indices.
+  Value target = getBaseBuffer(store.getRef());
+  for (Operation *op : chain)
+    if (auto load = dyn_cast<LoadOp>(op))
+      if (getBaseBuffer(load.getRef()) == target &&
+          (load.getRef() != store.getRef() ||
+           load.getIndices() != store.getIndices()))
+        return;
+  // Nothing between the chain's first op and the store writes memory.
+  Operation *first = store;
+  for (Operation *op : chain)
+    if (op->isBeforeInBlock(first))
+      first = op;
+  for (Operation *op = first; op != store.getOperation();
+       op = op->getNextNode())
+    if (!chain.contains(op) && !isMemoryEffectFree(op))
+      return;
+
+  // The loops, where the store was, and the chain on tiles inside.
+  OpBuilder b(store);
+  Location loc = store.getLoc();
+  SmallVector<int64_t> tile = getVectorTile(type.getShape());
+  auto tileType = VectorType::get(tile, type.getElementType());
+  SmallVector<Value> lbs, ubs, steps;
+  for (auto [size, step] : llvm::zip(type.getShape(), tile)) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
+  }
+  SmallVector<Operation *> ordered(chain.begin(), chain.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        auto offset = [&](ValueRange indices) {
+          SmallVector<Value> result(indices);
+          int64_t lead = result.size() - ivs.size();
+          for (auto [d, iv] : llvm::enumerate(ivs))
+            result[lead + d] =
+                arith::AddIOp::create(nb, nl, result[lead + d], iv);
+          return result;
+        };
+        IRMapping mapping;
+        for (Operation *op : ordered) {
+          Value result;
+          if (auto load = dyn_cast<LoadOp>(op)) {
+            result = LoadOp::create(nb, load.getLoc(), tileType, load.getRef(),
+                                    offset(load.getIndices()), Value());
+          } else if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+            auto splat = cast<SplatElementsAttr>(constant.getValue());
+            result = arith::ConstantOp::create(
+                nb, constant.getLoc(), tileType,
+                SplatElementsAttr::get(tileType,
+                                       splat.getSplatValue<Attribute>()));
+          } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(op)) {
+            result = vector::BroadcastOp::create(
+                nb, broadcast.getLoc(), tileType, broadcast.getSource());
+          } else {
+            Operation *clone = nb.clone(*op, mapping);
+            clone->getResult(0).setType(tileType);
+            result = clone->getResult(0);
+          }
+          mapping.map(op->getResult(0), result);
+        }
+        StoreOp::create(nb, loc, mapping.lookup(store.getValue()),
+                        store.getRef(), offset(store.getIndices()), Value());
+      });
+  store.erase();
+  for (Operation *op : llvm::reverse(ordered))
+    op->erase();
+}
+
+/// Tiles the whole-block vector chains of `body` (tileVectorChain).
+static void tileVectorChains(func::FuncOp body) {
+  SmallVector<StoreOp> stores;
+  body.walk([&](StoreOp store) { stores.push_back(store); });
+  for (StoreOp store : stores)
+    tileVectorChain(store);
+}
+
 LogicalResult BodyLowering::run() {
   runtime.setAllocaFunction(body);
+  tileVectorChains(body);
   // Scoped buffers first (outermost first), then the ops.
   SmallVector<RunScopedOp> scopes;
   body.walk<WalkOrder::PreOrder>([&](RunScopedOp op) { scopes.push_back(op); });
