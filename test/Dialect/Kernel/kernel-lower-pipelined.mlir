@@ -296,3 +296,34 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return %0 : tensor<16x256xf32>
   }
 }
+
+// -----
+
+// Tests that a linalg op on the body's buffers becomes the same op on
+// tensors read from them (bufferization.to_tensor restrict), its result
+// materialized back into its destination buffer, so that tessera-cpu tiles
+// and vectorizes it (on buffers it would run as scalar loops); the zeroing
+// fill the lowering adds stays on buffers.
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK-SAME: %[[X:[^:]*]]: memref<16x128xf32>, %[[Y:[^:]*]]: memref<128x128xf32>, %[[ACC:[^:]*]]: memref<16x128xf32>)
+// CHECK: %[[XT:.*]] = bufferization.to_tensor %[[X]] restrict : memref<16x128xf32> to tensor<16x128xf32>
+// CHECK: %[[YT:.*]] = bufferization.to_tensor %[[Y]] restrict : memref<128x128xf32> to tensor<128x128xf32>
+// CHECK: %[[AT:.*]] = bufferization.to_tensor %[[ACC]] restrict writable : memref<16x128xf32> to tensor<16x128xf32>
+// CHECK: %[[R:.*]] = linalg.matmul ins(%[[XT]], %[[YT]] : tensor<16x128xf32>, tensor<128x128xf32>) outs(%[[AT]] : tensor<16x128xf32>) -> tensor<16x128xf32>
+// CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[ACC]] : (tensor<16x128xf32>, memref<16x128xf32>) -> ()
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<16x128xf32, #kernel.space<vmem>>, %y: memref<128x128xf32, #kernel.space<vmem>>,
+                  %acc: memref<16x128xf32, #kernel.space<vmem>>) {
+    linalg.matmul ins(%x, %y : memref<16x128xf32, #kernel.space<vmem>>, memref<128x128xf32, #kernel.space<vmem>>)
+                  outs(%acc : memref<16x128xf32, #kernel.space<vmem>>)
+    return
+  }
+  func.func @linalg_body(%x: tensor<32x256xf32>, %y: tensor<256x128xf32>) -> tensor<32x128xf32> {
+    %0 = kernel.call @body(%x, %y) grid = [2, 2]
+        in_specs = [#kernel.block<[16, 128], (i, k) -> (i, k)>, #kernel.block<[128, 128], (i, k) -> (k, 0)>]
+        out_specs = [#kernel.block<[16, 128], (i, k) -> (i, 0)>]
+        dimension_semantics = [parallel, arbitrary]
+        : (tensor<32x256xf32>, tensor<256x128xf32>) -> tensor<32x128xf32>
+    return %0 : tensor<32x128xf32>
+  }
+}

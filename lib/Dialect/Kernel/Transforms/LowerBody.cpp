@@ -764,9 +764,62 @@ static void tileVectorChains(func::FuncOp body) {
     tileVectorChain(store);
 }
 
+/// Rewrites the linalg `ops` on buffers (a body's own) as linalg ops on tensors
+/// read from those buffers, whose results are materialized back into their
+/// destination buffers: tessera-cpu tiles and vectorizes linalg on tensors
+/// (on buffers it would become scalar loops), and bufferization then writes
+/// the results in place. Ops whose operands share a buffer are left alone.
+static void tensorizeLinalg(ArrayRef<linalg::LinalgOp> ops) {
+  for (linalg::LinalgOp op : ops) {
+    if (!op.hasPureBufferSemantics() || op->getNumResults() != 0)
+      continue;
+    llvm::SmallDenseSet<Value> bases;
+    bool distinct = llvm::all_of(op->getOperands(), [&](Value operand) {
+      return !isa<MemRefType>(operand.getType()) ||
+             bases.insert(getBaseBuffer(operand)).second;
+    });
+    if (!distinct)
+      continue;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto toTensor = [&](Value buffer, bool writable) -> Value {
+      auto type = cast<MemRefType>(buffer.getType());
+      auto tensorType =
+          RankedTensorType::get(type.getShape(), type.getElementType());
+      return bufferization::ToTensorOp::create(b, loc, tensorType, buffer,
+                                               /*restrict=*/true, writable);
+    };
+    SmallVector<Value> operands;
+    SmallVector<Type> resultTypes;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!isa<MemRefType>(value.getType())) {
+        operands.push_back(value);
+        continue;
+      }
+      bool init = op.isDpsInit(&operand);
+      operands.push_back(toTensor(value, init));
+      if (init)
+        resultTypes.push_back(operands.back().getType());
+    }
+    Operation *tensorOp = mlir::clone(b, op, resultTypes, operands);
+    for (auto [result, init] :
+         llvm::zip(tensorOp->getResults(), op.getDpsInits())) {
+      auto materialize = bufferization::MaterializeInDestinationOp::create(
+          b, loc, result, init);
+      materialize.setRestrict(true);
+      materialize.setWritable(true);
+    }
+    op->erase();
+  }
+}
+
 LogicalResult BodyLowering::run() {
   runtime.setAllocaFunction(body);
   tileVectorChains(body);
+  // The body's own linalg ops (not the fills the lowering adds).
+  SmallVector<linalg::LinalgOp> linalgOps;
+  body.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
   // Scoped buffers first (outermost first), then the ops.
   SmallVector<RunScopedOp> scopes;
   body.walk<WalkOrder::PreOrder>([&](RunScopedOp op) { scopes.push_back(op); });
@@ -786,6 +839,7 @@ LogicalResult BodyLowering::run() {
   });
   // Then the memory spaces go (semaphores become i32 counters).
   stripTypes(body);
+  tensorizeLinalg(linalgOps);
 
   SmallVector<Operation *> ops;
   body.walk([&](Operation *op) {
