@@ -19,6 +19,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -221,4 +222,16 @@ TEST(KernelTest, SkippedCopiesAreCounted) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].dmasSkipped, 2);
   EXPECT_EQ(records[0].mode, "interpret");
+}
+
+TEST(KernelTest, ArenaOutsideACallFailsWithoutCrashing) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  std::string error = runFail(*mesh, [&](int64_t) {
+    int64_t block = tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 64);
+    // A usable (zeroed) block, freed here since no call owns it.
+    EXPECT_NE(block, 0);
+    EXPECT_EQ(reinterpret_cast<char *>(block)[63], 0);
+    std::free(reinterpret_cast<void *>(block));
+  });
+  EXPECT_EQ(error, "tessera_rt_kernel_arena called outside a kernel call");
 }

@@ -61,3 +61,19 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return %0 : tensor<16x128xf32>
   }
 }
+
+// -----
+
+// Tests a module without a `kernel.target`: the arenas' sizes and the
+// TensorCores come from the target, so nothing is lowered without one.
+func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+  return
+}
+func.func @no_target(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
+  // expected-error @+1 {{'kernel.call' op kernel lowering needs the TPU generation to emulate: set 'kernel.target = #kernel.target<"v5e">' (or "v4", "v5p", "v6e", "v7x") on the enclosing module}}
+  %0 = kernel.call @body(%x) grid = [2]
+      in_specs = [#kernel.block<[8, 128], (i) -> (i, 0)>]
+      out_specs = [#kernel.block<[8, 128], (i) -> (i, 0)>]
+      : (tensor<16x128xf32>) -> tensor<16x128xf32>
+  return %0 : tensor<16x128xf32>
+}

@@ -188,9 +188,6 @@ private:
   /// "target") made by memref.subview, leaves its buffer.
   Value checkView(OpBuilder &b, Location loc, Value view, StringRef role,
                   StringRef verb);
-  /// Reports non-zero semaphores of `buffer` (named `name`) at `where`.
-  void checkSemaphoresZero(OpBuilder &b, Location loc, Value buffer,
-                           StringRef name, StringRef where);
 
   func::FuncOp body;
   CallOp call;
@@ -263,41 +260,6 @@ void BodyLowering::appendRange(Message &message, ValueRange indices,
   message << "]";
 }
 
-void BodyLowering::checkSemaphoresZero(OpBuilder &b, Location loc, Value buffer,
-                                       StringRef name, StringRef where) {
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t d : type.getShape()) {
-    lbs.push_back(constantIndex(b, loc, 0));
-    ubs.push_back(constantIndex(b, loc, d));
-    steps.push_back(constantIndex(b, loc, 1));
-  }
-  auto check = [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-    Value count = memref::LoadOp::create(nb, nl, buffer, ivs);
-    Value zero = arith::ConstantIntOp::create(nb, nl, 0, 32);
-    Value nonZero = cmp(nb, nl, arith::CmpIPredicate::ne, count, zero);
-    Message message;
-    message << "kernel @" << call.getCallee() << ": Semaphore " << name;
-    if (!ivs.empty()) {
-      message << "[";
-      for (auto [i, iv] : llvm::enumerate(ivs)) {
-        if (i != 0)
-          message << ", ";
-        message.value(iv);
-      }
-      message << "]";
-    }
-    message << " has non-zero count at " << where << ": ";
-    message.value(count);
-    runtime.reportIf(nb, nl, nonZero, message);
-  };
-  if (type.getRank() == 0) {
-    check(b, loc, {});
-    return;
-  }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, check);
-}
-
 LogicalResult BodyLowering::lowerRunScoped(RunScopedOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -324,8 +286,8 @@ LogicalResult BodyLowering::lowerRunScoped(RunScopedOp op) {
   rewriter.inlineBlockBefore(&block, op, buffers);
   b.setInsertionPoint(op);
   for (auto [buffer, name] : semaphores)
-    checkSemaphoresZero(b, loc, buffer, name,
-                        "the end of the kernel.run_scoped");
+    runtime.checkSemaphoresZero(b, loc, buffer, call.getCallee(), name,
+                                "the end of the kernel.run_scoped");
   op.replaceAllUsesWith(results);
   yield.erase();
   op.erase();

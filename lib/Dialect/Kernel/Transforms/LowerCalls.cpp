@@ -115,6 +115,10 @@ private:
                  bool toBuffer);
   /// Waits for the copy in flight into or out of buffer `k`, if any.
   void waitCopy(OpBuilder &b, Blocked &operand, Value k);
+  /// True at the first step or if `indices` differ from the block indices
+  /// of `operand`'s previous step; records `indices` as the previous ones.
+  Value updatePrevious(OpBuilder &b, Blocked &operand, ValueRange indices,
+                       Value isFirst);
   /// Reports block indices out of bounds at `point`.
   void checkBlockIndices(OpBuilder &b, Blocked &operand, ValueRange indices,
                          ValueRange point);
@@ -253,6 +257,20 @@ void CallLowering::waitCopy(OpBuilder &b, Blocked &operand, Value k) {
                             ValueRange{k});
     scf::YieldOp::create(tb, tl);
   });
+}
+
+Value CallLowering::updatePrevious(OpBuilder &b, Blocked &operand,
+                                   ValueRange indices, Value isFirst) {
+  SmallVector<Value> previous;
+  for (int64_t d = 0; d < operand.type.getRank(); ++d)
+    previous.push_back(memref::LoadOp::create(
+        b, loc, operand.previous, ValueRange{constantIndex(b, loc, d)}));
+  Value changed = arith::OrIOp::create(b, loc, isFirst,
+                                       anyDifferent(b, loc, indices, previous));
+  for (auto [d, index] : llvm::enumerate(indices))
+    memref::StoreOp::create(b, loc, index, operand.previous,
+                            ValueRange{constantIndex(b, loc, d)});
+  return changed;
 }
 
 void CallLowering::checkBlockIndices(OpBuilder &b, Blocked &operand,
@@ -651,19 +669,11 @@ void CallLowering::buildStep(OpBuilder &b, Value step, Value lo, Value hi) {
         waitCopy(b, operand, k0);
       } else {
         // A new output block starts uninitialized; a revisited one stays.
-        SmallVector<Value> previous;
-        for (int64_t d = 0; d < operand.type.getRank(); ++d)
-          previous.push_back(memref::LoadOp::create(
-              b, loc, operand.previous, ValueRange{constantIndex(b, loc, d)}));
-        Value changed = arith::OrIOp::create(
-            b, loc, isFirst, anyDifferent(b, loc, current[i], previous));
+        Value changed = updatePrevious(b, operand, current[i], isFirst);
         scf::IfOp::create(b, loc, changed, [&](OpBuilder &tb, Location tl) {
           poison(tb, tl, operand.buffers[0]);
           scf::YieldOp::create(tb, tl);
         });
-        for (auto [d, index] : llvm::enumerate(current[i]))
-          memref::StoreOp::create(b, loc, index, operand.previous,
-                                  ValueRange{constantIndex(b, loc, d)});
         if (operand.visits)
           recordVisit(b, operand, current[i], point, step);
       }
@@ -680,12 +690,7 @@ void CallLowering::buildStep(OpBuilder &b, Value step, Value lo, Value hi) {
     if (operand.isInput && !operand.isDoubleBuffered()) {
       // One buffer: copied (and waited for) at the start of a step whose
       // block changed.
-      SmallVector<Value> previous;
-      for (int64_t d = 0; d < operand.type.getRank(); ++d)
-        previous.push_back(memref::LoadOp::create(
-            b, loc, operand.previous, ValueRange{constantIndex(b, loc, d)}));
-      Value changed = arith::OrIOp::create(
-          b, loc, isFirst, anyDifferent(b, loc, current[i], previous));
+      Value changed = updatePrevious(b, operand, current[i], isFirst);
       SmallVector<Value> indices = current[i];
       scf::IfOp::create(
           b, loc, changed,
@@ -698,9 +703,6 @@ void CallLowering::buildStep(OpBuilder &b, Value step, Value lo, Value hi) {
             runtime.countCopy(eb, el, false);
             scf::YieldOp::create(eb, el);
           });
-      for (auto [d, index] : llvm::enumerate(current[i]))
-        memref::StoreOp::create(b, loc, index, operand.previous,
-                                ValueRange{constantIndex(b, loc, d)});
       continue;
     }
     // This step's input block (started in the previous step), or the
@@ -775,43 +777,11 @@ void CallLowering::buildStep(OpBuilder &b, Value step, Value lo, Value hi) {
 void CallLowering::checkSemaphores(OpBuilder &b) {
   // Semaphores are zero at kernel exit.
   SmallVector<MemRefType> scratchTypes = call.getScratchTypes();
-  for (size_t s = 0; s < scratch.size(); ++s) {
-    MemRefType type = scratchTypes[s];
-    Value buffer = scratch[s];
-    if (!isSemaphoreType(type.getElementType()))
-      continue;
-    auto stripped = cast<MemRefType>(buffer.getType());
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t d : stripped.getShape()) {
-      lbs.push_back(constantIndex(b, loc, 0));
-      ubs.push_back(constantIndex(b, loc, d));
-      steps.push_back(constantIndex(b, loc, 1));
-    }
-    auto check = [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-      Value count = memref::LoadOp::create(nb, nl, buffer, ivs);
-      Value nonZero = cmp(nb, nl, arith::CmpIPredicate::ne, count,
-                          arith::ConstantIntOp::create(nb, nl, 0, 32));
-      Message message;
-      message << "kernel @" << call.getCallee() << ": Semaphore scratch buffer "
-              << std::to_string(s);
-      if (!ivs.empty()) {
-        message << "[";
-        for (auto [k, iv] : llvm::enumerate(ivs)) {
-          if (k != 0)
-            message << ", ";
-          message.value(iv);
-        }
-        message << "]";
-      }
-      message << " has non-zero count at kernel exit: ";
-      message.value(count);
-      runtime.reportIf(nb, nl, nonZero, message);
-    };
-    if (stripped.getRank() == 0)
-      check(b, loc, {});
-    else
-      scf::buildLoopNest(b, loc, lbs, ubs, steps, check);
-  }
+  for (size_t s = 0; s < scratch.size(); ++s)
+    if (isSemaphoreType(scratchTypes[s].getElementType()))
+      runtime.checkSemaphoresZero(b, loc, scratch[s], call.getCallee(),
+                                  "scratch buffer " + std::to_string(s),
+                                  "kernel exit");
 }
 
 std::pair<int64_t, unsigned> CallLowering::getCoreSplit() {

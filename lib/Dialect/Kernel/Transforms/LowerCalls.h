@@ -148,6 +148,12 @@ public:
     func::CallOp::create(b, loc, fn, ValueRange{format, values, count});
   }
 
+  /// Reports every element of the i32 semaphore buffer `buffer` that is not
+  /// zero: `kernel @<kernel>: Semaphore <name>[i, j] has non-zero count at
+  /// <where>: <count>`.
+  void checkSemaphoresZero(OpBuilder &b, Location loc, Value buffer,
+                           StringRef kernel, StringRef name, StringRef where);
+
   /// Calls tessera_rt_kernel_count_copy(issued).
   void countCopy(OpBuilder &b, Location loc, bool issued) {
     func::FuncOp fn =

@@ -217,6 +217,41 @@ Value RuntimeCalls::getElementAddress(OpBuilder &b, Location loc, Value memref,
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
 }
 
+void RuntimeCalls::checkSemaphoresZero(OpBuilder &b, Location loc, Value buffer,
+                                       StringRef kernel, StringRef name,
+                                       StringRef where) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d : type.getShape()) {
+    lbs.push_back(constantIndex(b, loc, 0));
+    ubs.push_back(constantIndex(b, loc, d));
+    steps.push_back(constantIndex(b, loc, 1));
+  }
+  auto check = [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+    Value count = memref::LoadOp::create(nb, nl, buffer, ivs);
+    Value zero = arith::ConstantIntOp::create(nb, nl, 0, 32);
+    Value nonZero = cmp(nb, nl, arith::CmpIPredicate::ne, count, zero);
+    Message message;
+    message << "kernel @" << kernel << ": Semaphore " << name;
+    if (!ivs.empty()) {
+      message << "[";
+      for (auto [i, iv] : llvm::enumerate(ivs)) {
+        if (i != 0)
+          message << ", ";
+        message.value(iv);
+      }
+      message << "]";
+    }
+    message << " has non-zero count at " << where << ": ";
+    message.value(count);
+    reportIf(nb, nl, nonZero, message);
+  };
+  if (type.getRank() == 0)
+    check(b, loc, {});
+  else
+    scf::buildLoopNest(b, loc, lbs, ubs, steps, check);
+}
+
 void RuntimeCalls::dmaStart(OpBuilder &b, Location loc, Value src, Value dst,
                             int64_t direction, Value semaphore, Value amount) {
   Type i64 = b.getI64Type();
