@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Generates the MLP programs of bench/mlp-bench.sh.
 
-  gen-mlp-run.py BATCH HIDDEN LAYERS single|shard_map
+  gen-mlp-run.py BATCH HIDDEN LAYERS single|global|shard_map
 
 Layer l computes tanh(x @ w_l). `single` is the global-view program;
-`shard_map` the same on a 4x2 mesh: x sharded over "data", weights of even
-layers column-parallel and of odd layers row-parallel over "model", a psum
-over "model" after each row-parallel layer.
+`global` the same program on a 4x2 mesh ("data" x "model") with only the
+arguments annotated: x sharded over "data", weights of even layers
+column-parallel and of odd layers row-parallel over "model" (propagation
+and the partitioner derive everything else); `shard_map` the per-device
+program written by hand as a manual computation, with a psum over "model"
+after each row-parallel layer.
 """
 import sys
 
@@ -19,7 +22,16 @@ def main():
     args = ", ".join(["%%x: %s" % act] +
                      ["%%w%d: %s" % (l, wt) for l in range(layers)])
     out = []
-    if kind == "single":
+    if kind not in ("single", "global", "shard_map"):
+        sys.exit("gen-mlp-run.py: unknown kind '%s'" % kind)
+    if kind == "global":
+        print('spmd.mesh @mesh = <["data"=4, "model"=2]>')
+        sh = lambda dims: ' {spmd.sharding = #spmd.sharding<@mesh, [%s]>}' % dims
+        args = ", ".join(["%%x: %s%s" % (act, sh('{"data"}, {}'))] +
+                         ["%%w%d: %s%s" % (l, wt, sh('{}, {"model"}' if l % 2 == 0
+                                                     else '{"model"}, {}'))
+                          for l in range(layers)])
+    if kind in ("single", "global"):
         out.append("func.func @main(%s) -> %s {" % (args, act))
         out.append("  %zero = arith.constant 0.0 : f32")
         cur = "%x"

@@ -8,16 +8,47 @@
 // that records the block's size and the bucket (device or host) it is
 // accounted to, so that a block can be freed from any thread.
 //
+// Large blocks are cached when they are freed and handed out again for a
+// request of the same size class, like the caching allocators of XLA's
+// runtimes: a program run repeatedly (or a loop that allocates the same
+// buffers in every iteration) then reuses memory whose pages are mapped
+// already instead of paying a page fault per page of every new buffer.
+// The cache holds at most a bounded number of bytes (TESSERA_RT_CACHE_BYTES,
+// 0 turns it off) and is emptied when malloc fails. Under AddressSanitizer
+// cached blocks are poisoned, so uses after free are still reported.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Runtime/Runtime.h"
 
 #include "RuntimeImpl.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
+
+#include <unistd.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TESSERA_RT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TESSERA_RT_ASAN 1
+#endif
+#ifdef TESSERA_RT_ASAN
+#include <sanitizer/asan_interface.h>
+#define TESSERA_RT_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define TESSERA_RT_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define TESSERA_RT_POISON(p, n) ((void)(p), (void)(n))
+#define TESSERA_RT_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 using namespace tessera::rt;
 using namespace tessera::rt::detail;
@@ -26,13 +57,118 @@ namespace {
 /// Placed just before every block.
 struct BlockHeader {
   void *base;
+  /// The bytes malloc'ed at `base` (a size class for cached sizes).
+  int64_t capacity;
   int64_t size;
   MemoryBucket *bucket;
   uint64_t magic;
+  uint64_t unused;
 };
+
+/// Freed blocks of at least kMinCachedBytes, by capacity.
+class BlockCache {
+public:
+  /// Blocks of fewer bytes are not cached (glibc's heap reuses them).
+  static constexpr int64_t kMinCachedBytes = int64_t(1) << 17;
+
+  /// The capacity to malloc for `bytes`: for cached sizes, rounded up to
+  /// one of eight steps per power of two (at most 12.5% more).
+  static int64_t getCapacity(int64_t bytes) {
+    if (bytes < kMinCachedBytes)
+      return bytes;
+    int64_t power = int64_t(1) << (63 - __builtin_clzll(bytes));
+    int64_t step = power / 8;
+    int64_t rounded = (bytes + step - 1) / step * step;
+    return rounded < bytes ? bytes : rounded;
+  }
+
+  /// A cached block of exactly `capacity` bytes, or nullptr.
+  void *take(int64_t capacity) {
+    if (capacity < kMinCachedBytes)
+      return nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = blocks.find(capacity);
+    if (it == blocks.end())
+      return nullptr;
+    void *base = it->second;
+    blocks.erase(it);
+    cachedBytes -= capacity;
+    TESSERA_RT_UNPOISON(base, capacity);
+    return base;
+  }
+
+  /// Keeps `base` for reuse if it is large enough and fits under the limit;
+  /// otherwise frees it.
+  void give(void *base, int64_t capacity) {
+    if (capacity >= kMinCachedBytes) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (cachedBytes + capacity <= getLimit()) {
+        TESSERA_RT_POISON(base, capacity);
+        blocks.emplace(capacity, base);
+        cachedBytes += capacity;
+        return;
+      }
+    }
+    std::free(base);
+  }
+
+  /// Frees every cached block.
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto &[capacity, base] : blocks) {
+      TESSERA_RT_UNPOISON(base, capacity);
+      std::free(base);
+    }
+    blocks.clear();
+    cachedBytes = 0;
+  }
+
+  int64_t getCachedBytes() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return cachedBytes;
+  }
+
+  /// TESSERA_RT_CACHE_BYTES, or a quarter of the physical memory (at most
+  /// 8 GiB). Read once, with the mutex held.
+  int64_t getLimit() {
+    if (limit >= 0)
+      return limit;
+    if (const char *text = std::getenv("TESSERA_RT_CACHE_BYTES")) {
+      char *end = nullptr;
+      long long value = std::strtoll(text, &end, 10);
+      bool valid = end != text && *end == 0 && value >= 0;
+      if (!valid)
+        std::fprintf(stderr,
+                     "tessera runtime: TESSERA_RT_CACHE_BYTES='%s' is not a "
+                     "byte count; no blocks are cached\n",
+                     text);
+      limit = valid ? value : 0;
+      return limit;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    int64_t physical =
+        pages > 0 && pageSize > 0 ? int64_t(pages) * pageSize : 0;
+    limit = std::min<int64_t>(physical / 4, int64_t(8) << 30);
+    return limit;
+  }
+
+private:
+  std::mutex mutex;
+  std::multimap<int64_t, void *> blocks;
+  int64_t cachedBytes = 0;
+  /// -1 until read.
+  int64_t limit = -1;
+};
+
+BlockCache &getBlockCache() {
+  // Never deleted: blocks may be freed during static destruction.
+  static BlockCache *cache = new BlockCache();
+  return *cache;
+}
 } // namespace
 
-static_assert(sizeof(BlockHeader) == 32, "the header keeps 16-byte alignment");
+static_assert(sizeof(BlockHeader) % 16 == 0,
+              "the header keeps 16-byte alignment");
 
 /// Marks live blocks.
 static constexpr uint64_t kMagic = 0x74657373657261ULL;
@@ -95,7 +231,16 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
                 " is too large");
     return nullptr;
   }
-  void *base = std::malloc(static_cast<size_t>(size + extra));
+  int64_t capacity = BlockCache::getCapacity(size + extra);
+  BlockCache &cache = getBlockCache();
+  void *base = cache.take(capacity);
+  if (!base)
+    base = std::malloc(static_cast<size_t>(capacity));
+  if (!base) {
+    // Cached blocks of other sizes may be what is missing.
+    cache.clear();
+    base = std::malloc(static_cast<size_t>(capacity));
+  }
   if (!base) {
     reportError(std::string(function) + ": out of memory allocating " +
                 std::to_string(size) + " bytes");
@@ -111,7 +256,7 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
                              : &getHostBucket();
   bucket->retain();
   bucket->add(size);
-  *header = BlockHeader{base, size, bucket, kMagic};
+  *header = BlockHeader{base, capacity, size, bucket, kMagic, 0};
   return reinterpret_cast<void *>(user);
 }
 
@@ -148,8 +293,14 @@ static void freeBlock(void *ptr) {
   header->magic = 0;
   header->bucket->sub(header->size);
   header->bucket->release();
-  std::free(header->base);
+  getBlockCache().give(header->base, header->capacity);
 }
+
+int64_t tessera::rt::getCachedMemoryBytes() {
+  return getBlockCache().getCachedBytes();
+}
+
+void tessera::rt::releaseCachedMemory() { getBlockCache().clear(); }
 
 extern "C" void tessera_rt_free(void *ptr) {
   if (!ptr)

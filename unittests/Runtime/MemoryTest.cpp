@@ -12,6 +12,7 @@
 
 #include "RuntimeTestUtils.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace tessera::rt;
@@ -103,6 +104,62 @@ TEST(MemoryTest, HostBuffersCountTowardsThePeak) {
   EXPECT_EQ(mesh->stats(1).peakBytes, 0);
   runOk(*mesh, [&](int64_t d) { tessera_rt_free(tessera_rt_alloc(50)); });
   EXPECT_EQ(mesh->stats(1).peakBytes, 50);
+}
+
+TEST(MemoryTest, LargeFreedBlocksAreReused) {
+  releaseCachedMemory();
+  EXPECT_EQ(getCachedMemoryBytes(), 0);
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  const int64_t size = (3 << 20) + 100000;
+  std::vector<void *> first(2), second(2);
+  runOk(*mesh, [&](int64_t d) {
+    first[d] = tessera_rt_alloc(size);
+    std::memset(first[d], 0x5a, size);
+    tessera_rt_free(first[d]);
+  });
+  // Both blocks are cached (with at most 1/8 rounding), and still accounted
+  // to no device.
+  EXPECT_GE(getCachedMemoryBytes(), 2 * size);
+  EXPECT_LE(getCachedMemoryBytes(), 2 * (size + size / 8 + 4096));
+  EXPECT_EQ(mesh->stats(0).currentBytes, 0);
+  EXPECT_EQ(mesh->stats(0).peakBytes, size);
+  // The same size class (a slightly smaller block) gets them back,
+  // whichever device asks.
+  runOk(*mesh, [&](int64_t d) {
+    second[d] = tessera_rt_alloc(size - 1000);
+    std::memset(second[d], 0, size - 1000);
+  });
+  EXPECT_EQ(getCachedMemoryBytes(), 0);
+  EXPECT_TRUE(std::is_permutation(first.begin(), first.end(), second.begin()));
+  EXPECT_EQ(mesh->stats(1).currentBytes, size - 1000);
+  for (void *p : second)
+    tessera_rt_free(p);
+  EXPECT_GE(getCachedMemoryBytes(), 2 * size);
+  // A larger alignment places the block further into a reused one.
+  void *aligned = tessera_rt_aligned_alloc(4096, size);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 4096, 0u);
+  EXPECT_LT(getCachedMemoryBytes(), 2 * size);
+  std::memset(aligned, 1, size);
+  tessera_rt_free(aligned);
+  releaseCachedMemory();
+  EXPECT_EQ(getCachedMemoryBytes(), 0);
+}
+
+TEST(MemoryTest, SmallAndDifferentSizesAreNotReused) {
+  releaseCachedMemory();
+  void *small = tessera_rt_alloc(4000);
+  tessera_rt_free(small);
+  EXPECT_EQ(getCachedMemoryBytes(), 0);
+  void *big = tessera_rt_alloc(1 << 20);
+  tessera_rt_free(big);
+  int64_t cached = getCachedMemoryBytes();
+  EXPECT_GE(cached, 1 << 20);
+  // Twice the size is another class: a new block, the cached one stays.
+  void *twice = tessera_rt_alloc(2 << 20);
+  EXPECT_EQ(getCachedMemoryBytes(), cached);
+  tessera_rt_free(twice);
+  releaseCachedMemory();
+  EXPECT_EQ(getCachedMemoryBytes(), 0);
 }
 
 TEST(MemoryTest, ForeignPointerIsAnError) {

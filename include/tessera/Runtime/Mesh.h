@@ -76,6 +76,12 @@ struct DeviceStats {
 /// device thread (only peakBytes and currentBytes are set).
 DeviceStats getHostMemoryStats();
 
+/// The bytes of freed blocks that tessera_rt_alloc keeps for reuse (large
+/// blocks, up to TESSERA_RT_CACHE_BYTES; see docs/Runtime.md).
+int64_t getCachedMemoryBytes();
+/// Returns the cached blocks to the system.
+void releaseCachedMemory();
+
 /// A mesh of emulated devices.
 class Mesh {
 public:

@@ -123,7 +123,7 @@ TESSERA_RT_EXPORT int64_t tessera_rt_device_id(void);
 /// device (outside a device thread, to the host). Free with tessera_rt_free.
 TESSERA_RT_EXPORT void *tessera_rt_alloc(int64_t size);
 
-/// Like tessera_rt_alloc with an alignment (a power of two, at most 4096; a
+/// Like tessera_rt_alloc with an alignment (a power of two, at most 2^24; a
 /// value that is not a power of two is rounded up to one).
 TESSERA_RT_EXPORT void *tessera_rt_aligned_alloc(int64_t alignment,
                                                  int64_t size);
