@@ -16,8 +16,11 @@
 #       (the grid split across a megacore's two TensorCores): effective
 #       bandwidth (bytes read + written / median time) next to a C memcpy
 #       (clang -O2, built here)
-#       moving the same number of bytes (a 384 MiB copy), and next to the
-#       same add as arith.addf on tensors through the tessera-cpu pipeline;
+#       moving the same number of bytes (a 384 MiB copy), next to the
+#       same add as arith.addf on tensors through the tessera-cpu pipeline,
+#       and next to a C model of the copies the emulation must make (each
+#       block copied into a VMEM buffer, added there, copied back: the
+#       floor of a faithful emulation on one core);
 #   (b) a 2048^3 f32 matmul as a kernel.call over (256, 256, 256) blocks
 #       (grid (8, 8, 8), [parallel, parallel, arbitrary], the output block
 #       resident along k) with two bodies (a register-blocked
@@ -31,13 +34,13 @@
 # (bench/gen-kernel-bench.py --check); a kernel that computes a wrong
 # result stops the script.
 #
-# tessera-run allocates every output afresh in each run; by default the
-# script sets GLIBC_TUNABLES so that glibc keeps freed memory in its heap
-# (one arena, no mmap), so that the runs after the first reuse pages that
-# are already mapped, like the memcpy into a reused buffer, and the times
-# measure the kernels rather than page faults (which are expensive in VMs).
-# --fresh-pages keeps glibc's defaults (a new mapping per large output)
-# and times the memcpy into a freshly allocated buffer in every run.
+# tessera-run allocates every output afresh in each run; the runtime keeps
+# freed large blocks for reuse (see docs/Runtime.md), so the runs after the
+# first write into mapped pages, like the memcpy into a reused buffer, and
+# the times measure the kernels rather than page faults (which are
+# expensive in VMs). --fresh-pages turns that cache off
+# (TESSERA_RT_CACHE_BYTES=0) and times the memcpy into a freshly allocated
+# buffer in every run.
 #
 # Environment: REPEAT (default 10, quick 5) runs per program, SLOW_REPEAT
 # (default 3) for the linalg.matmul-body kernel, ADD_BLOCK_ROWS (default
@@ -93,10 +96,10 @@ mb="${MM_BLOCK:-256}"
 add_vr=1 add_vc=1024 mr=8 nr=32
 
 if [ "$fresh" = 0 ]; then
-  export GLIBC_TUNABLES="glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=1099511627776"
-  pages="output buffers reused across runs (GLIBC_TUNABLES=$GLIBC_TUNABLES)"
+  pages="output buffers reused across runs (the runtime's block cache)"
 else
-  pages="fresh output pages in every run (glibc defaults)"
+  export TESSERA_RT_CACHE_BYTES=0
+  pages="fresh output pages in every run (TESSERA_RT_CACHE_BYTES=0)"
 fi
 
 # The memcpy baseline: copies BYTES from one buffer to another REPEAT times
@@ -159,6 +162,80 @@ EOF
 if ! "$clang" -O2 -o "$work/memcpy" "$work/memcpy.c" 2>"$work/cc.log"; then
   cat "$work/cc.log" >&2
   echo "kernel-bench.sh: cannot compile the memcpy baseline with '$clang'" >&2
+  exit 1
+fi
+
+# The C model of the kernel's copies: for each (BM, N) block of the (M, N)
+# f32 inputs, copy the two input blocks into one of two sets of buffers
+# (row by row, like the DMA engine), add them into a third buffer, copy that
+# back to the output; REPEAT times, the times printed in tessera-run's
+# format.
+cat >"$work/pipeline.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double nowMs(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int byValue(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 5) {
+    fprintf(stderr, "usage: pipeline M N BM REPEAT\n");
+    return 1;
+  }
+  size_t m = strtoull(argv[1], NULL, 10), n = strtoull(argv[2], NULL, 10);
+  size_t bm = strtoull(argv[3], NULL, 10);
+  int repeat = atoi(argv[4]);
+  float *x = malloc(m * n * 4), *y = malloc(m * n * 4), *o = malloc(m * n * 4);
+  float *buffers = aligned_alloc(128, 6 * bm * n * 4);
+  double *ms = malloc(repeat * sizeof(double));
+  if (!x || !y || !o || !buffers || !ms || bm == 0 || m % bm)
+    return 1;
+  for (size_t i = 0; i < m * n; ++i) {
+    x[i] = (float)(i % 1000);
+    y[i] = (float)(i % 7);
+    o[i] = 0;
+  }
+  for (int r = 0; r < repeat; ++r) {
+    double start = nowMs();
+    for (size_t b = 0; b < m / bm; ++b) {
+      float *bx = buffers + (b % 2) * 3 * bm * n, *by = bx + bm * n,
+            *bo = by + bm * n;
+      for (size_t i = 0; i < bm; ++i) {
+        memcpy(bx + i * n, x + (b * bm + i) * n, n * 4);
+        memcpy(by + i * n, y + (b * bm + i) * n, n * 4);
+      }
+      for (size_t i = 0; i < bm * n; ++i)
+        bo[i] = bx[i] + by[i];
+      for (size_t i = 0; i < bm; ++i)
+        memcpy(o + (b * bm + i) * n, bo + i * n, n * 4);
+    }
+    ms[r] = nowMs() - start;
+  }
+  qsort(ms, repeat, sizeof(double), byValue);
+  double median = repeat % 2 ? ms[repeat / 2]
+                             : (ms[repeat / 2 - 1] + ms[repeat / 2]) / 2;
+  printf("run: median %.3f ms, min %.3f ms, max %.3f ms over %d runs\n",
+         median, ms[0], ms[repeat - 1], repeat);
+  /* Reads the output, so that the copies are kept. */
+  double sum = 0;
+  for (size_t i = 0; i < m * n; i += 4099)
+    sum += o[i];
+  return sum == -1.0;
+}
+EOF
+if ! "$clang" -O2 -march=native -o "$work/pipeline" "$work/pipeline.c" 2>"$work/cc.log"; then
+  cat "$work/cc.log" >&2
+  echo "kernel-bench.sh: cannot compile the C model of the copies with '$clang'" >&2
   exit 1
 fi
 
@@ -228,6 +305,7 @@ plain_ms="$(timed plain-add "$repeat")"
 copy_mode=""
 [ "$fresh" = 1 ] && copy_mode=fresh
 copy_ms="$("$work/memcpy" "$copy_bytes" "$repeat" $copy_mode | median)"
+model_ms="$("$work/pipeline" "$add_m" "$add_n" "$add_bm" "$repeat" | median)"
 
 echo
 awk -v m="$add_m" -v n="$add_n" -v bytes="$add_bytes" 'BEGIN {
@@ -237,13 +315,14 @@ awk -v m="$add_m" -v n="$add_n" -v bytes="$add_bytes" 'BEGIN {
 }'
 awk -v bm="$add_bm" -v n="$add_n" -v grid=$((add_m / add_bm)) \
   -v bytes="$add_bytes" -v copy="$copy_bytes" -v k="$add_ms" \
-  -v p="$plain_ms" -v c="$copy_ms" -v k2="$add2_ms" 'BEGIN {
+  -v p="$plain_ms" -v c="$copy_ms" -v k2="$add2_ms" -v cm="$model_ms" 'BEGIN {
   printf "    %-52s %10s %12s\n", "", "median ms", "GB/s (r+w)"
   printf "    %-52s %10.3f %12.2f\n", sprintf("kernel.call, (%d, %d) blocks, grid [%d]", bm, n, grid), k, bytes / k / 1e6
   printf "    %-52s %10.3f %12.2f\n", "  the same on v5p (2 TensorCores: 2 threads)", k2, bytes / k2 / 1e6
   printf "    %-52s %10.3f %12.2f\n", "arith.addf on tensors (tessera-cpu)", p, bytes / p / 1e6
   printf "    %-52s %10.3f %12.2f\n", sprintf("memcpy of %.0f MiB (same bytes read + written)", copy / 1048576), c, 2 * copy / c / 1e6
-  printf "    bandwidth ratio kernel / memcpy: %.2f on v5e, %.2f on v5p (arith.addf / memcpy: %.2f)\n", c / k, c / k2, c / p
+  printf "    %-52s %10.3f %12.2f\n", "C model of the copies (in, add, out; one thread)", cm, bytes / cm / 1e6
+  printf "    bandwidth ratio kernel / memcpy: %.2f on v5e, %.2f on v5p (arith.addf / memcpy: %.2f, C model / memcpy: %.2f)\n", c / k, c / k2, c / p, c / cm
 }'
 
 #===--- (b) matmul -------------------------------------------------------===#
