@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct Call {
   std::string error;
   /// The data phase (none for a barrier).
   void (*phase)(const Exchange &) = nullptr;
+  /// When every member had arrived (unset until then).
+  std::optional<Clock::time_point> allArrived;
 
   void setError(std::string message) {
     if (error.empty())
@@ -410,6 +413,7 @@ static bool execute(MeshImpl &mesh, int64_t device, Call &call,
   std::vector<int64_t> members;
   int64_t rank = mesh.getGroup(device, call.sig.parts, &members);
   if (groupSize == 1) {
+    call.allArrived = Clock::now();
     runAlone(call);
     return true;
   }
@@ -421,6 +425,7 @@ static bool execute(MeshImpl &mesh, int64_t device, Call &call,
                   std::max<int64_t>(call.outBytes, 0));
   if (!r)
     return false;
+  call.allArrived = Clock::now();
   if (!call.phase)
     return true;
 
@@ -499,8 +504,12 @@ static void runCall(Call &call, const char *site, const int64_t *parts,
       state.callsByKind[k] += 1;
       state.bytesByKind[k] += std::max<int64_t>(call.inBytes, 0);
     }
+    Clock::time_point end = Clock::now();
     state.collectiveSeconds +=
-        std::chrono::duration<double>(Clock::now() - begin).count();
+        std::chrono::duration<double>(end - begin).count();
+    if (call.allArrived)
+      state.collectiveDataSeconds +=
+          std::chrono::duration<double>(end - *call.allArrived).count();
     if (mesh.traceEnabled)
       mesh.traceCall(current.device, call.site, op, beginUs, mesh.now(),
                      std::max<int64_t>(call.inBytes, 0), groupSize);

@@ -716,6 +716,7 @@ DeviceStats Mesh::stats(int64_t device) const {
   result.peakBytes = state.memory->getPeak();
   result.currentBytes = state.memory->getCurrent();
   result.collectiveSeconds = state.collectiveSeconds;
+  result.collectiveDataSeconds = state.collectiveDataSeconds;
   for (int k = 0; k < kNumCollectiveKinds; ++k) {
     result.callsByKind[k] = state.callsByKind[k];
     result.bytesByKind[k] = state.bytesByKind[k];
@@ -730,6 +731,7 @@ void Mesh::resetStats() {
     std::fill(std::begin(state.callsByKind), std::end(state.callsByKind), 0);
     std::fill(std::begin(state.bytesByKind), std::end(state.bytesByKind), 0);
     state.collectiveSeconds = 0;
+    state.collectiveDataSeconds = 0;
     state.memory->resetPeak();
   }
 }

@@ -195,6 +195,7 @@ struct DeviceState {
   int64_t callsByKind[kNumCollectiveKinds] = {};
   int64_t bytesByKind[kNumCollectiveKinds] = {};
   double collectiveSeconds = 0;
+  double collectiveDataSeconds = 0;
   std::vector<TraceEvent> trace;
   double lastEventEndUs = 0;
   /// Calls made per member set (sorted device ids), this run.

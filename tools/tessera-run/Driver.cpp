@@ -1364,11 +1364,12 @@ int runMain() {
   }
 
   if (opts.stats) {
-    // With --timing, the time each device spent in collectives (waiting
-    // and copying) in the last run.
+    // With --timing, the time each device spent in collectives in the last
+    // run (waiting and copying), and the part of it after all members of
+    // each call had arrived (copying).
     std::printf("stats: %-6s %12s %12s %14s%s\n", "device", "peak memory",
                 "collectives", "bytes sent",
-                opts.timing ? "  collective time" : "");
+                opts.timing ? "  collective time        data time" : "");
     for (int64_t d = 0; d < emulated->numDevices(); ++d) {
       rt::DeviceStats s = emulated->stats(d);
       std::printf("stats: %-6lld %12s %12lld %14s", static_cast<long long>(d),
@@ -1376,7 +1377,8 @@ int runMain() {
                   static_cast<long long>(s.collectiveCalls),
                   formatBytes(s.collectiveBytes).c_str());
       if (opts.timing)
-        std::printf(" %13.3f ms", s.collectiveSeconds * 1e3);
+        std::printf(" %13.3f ms %13.3f ms", s.collectiveSeconds * 1e3,
+                    s.collectiveDataSeconds * 1e3);
       std::printf("\n");
     }
     printKernelStats(rt::getKernelCallRecords());

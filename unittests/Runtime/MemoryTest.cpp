@@ -13,7 +13,9 @@
 #include "RuntimeTestUtils.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 using namespace tessera::rt;
 using namespace tessera::rt::test;
@@ -219,4 +221,27 @@ TEST(MemoryTest, CollectiveCounters) {
   mesh->resetStats();
   EXPECT_EQ(mesh->stats(2).collectiveCalls, 0);
   EXPECT_EQ(mesh->stats(2).collectiveBytes, 0);
+  EXPECT_EQ(mesh->stats(2).collectiveSeconds, 0);
+  EXPECT_EQ(mesh->stats(2).collectiveDataSeconds, 0);
+}
+
+TEST(MemoryTest, CollectiveDataTimeLeavesOutTheWait) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  std::vector<int64_t> parts = {0, 1, 2};
+  runOk(*mesh, [&](int64_t d) {
+    // Device 1 arrives 300 ms after device 0.
+    if (d == 1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::vector<float> in(16, 1), out(16);
+    tessera_rt_all_reduce(in.data(), out.data(), 16, TESSERA_RT_F32,
+                          TESSERA_RT_SUM, parts.data(), 1, "ar");
+  });
+  DeviceStats waited = mesh->stats(0), late = mesh->stats(1);
+  EXPECT_GE(waited.collectiveSeconds, 0.25);
+  // Reducing 16 floats takes microseconds; the bound leaves room for a
+  // busy machine.
+  EXPECT_LT(waited.collectiveDataSeconds, 0.2);
+  EXPECT_GT(waited.collectiveDataSeconds, 0);
+  EXPECT_LE(late.collectiveDataSeconds, late.collectiveSeconds);
+  EXPECT_LT(late.collectiveSeconds, 0.2);
 }

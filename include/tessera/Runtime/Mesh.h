@@ -67,6 +67,11 @@ struct DeviceStats {
   int64_t collectiveBytes = 0;
   /// Wall-clock seconds spent inside collective calls (waiting and copying).
   double collectiveSeconds = 0;
+  /// The part of collectiveSeconds after every member of each call had
+  /// arrived: moving and reducing the data, without the wait for the others
+  /// (which, on an emulated mesh with more devices than cores, is mostly
+  /// other devices computing).
+  double collectiveDataSeconds = 0;
   /// collectiveCalls and collectiveBytes by CollectiveKind.
   std::array<int64_t, kNumCollectiveKinds> callsByKind{};
   std::array<int64_t, kNumCollectiveKinds> bytesByKind{};

@@ -3,6 +3,7 @@
 // RUN: python3 %S/../Inputs/npy.py iota 8x2 f32 %t.a.npy
 // RUN: tessera-run %s --input 0=%t.a.npy --print-results --stats | FileCheck %s
 // RUN: tessera-run %s --random-inputs --seed 21 --check | FileCheck %s --check-prefix=CHECK-RANDOM
+// RUN: tessera-run %s --random-inputs --stats --timing | FileCheck %s --check-prefix=CHECK-TIME
 
 // The blocks of rows {0,1}, {2,3}, {4,5}, {6,7} of iota(8x2), summed,
 // maximized, minimized and multiplied element by element.
@@ -15,6 +16,10 @@
 // CHECK: stats: 0 {{.*}} 4 64 B
 // CHECK: stats: 3 {{.*}} 4 64 B
 // CHECK-RANDOM: check: all 4 results match the single-device reference
+// With --timing, the time in collectives and the part of it after every
+// member had arrived.
+// CHECK-TIME: stats: device peak memory collectives bytes sent collective time data time
+// CHECK-TIME: stats: 0 {{.*}} 4 64 B {{[0-9]+\.[0-9]+}} ms {{[0-9]+\.[0-9]+}} ms
 spmd.mesh @mesh = <["x"=4]>
 func.func @main(%arg0: tensor<8x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
   %0:4 = spmd.manual_computation(%arg0)
