@@ -102,10 +102,15 @@ else
   pages="fresh output pages in every run (TESSERA_RT_CACHE_BYTES=0)"
 fi
 
-# The memcpy baseline: copies BYTES from one buffer to another REPEAT times
-# (into a new buffer each time with `fresh`) and prints the times in
-# tessera-run's format.
-cat >"$work/memcpy.c" <<'EOF'
+# The baselines, one C program timed like tessera-run (the median of REPEAT
+# runs in tessera-run's format):
+#   baselines memcpy BYTES REPEAT [fresh]: copies BYTES from one buffer to
+#     another (into a new buffer in every run with `fresh`);
+#   baselines model M N BM REPEAT: the C model of the add kernel's copies:
+#     for each (BM, N) block of the (M, N) f32 inputs, copies the two input
+#     blocks row by row (like the DMA engine) into one of two sets of block
+#     buffers, adds them into a third, and copies that back to the output.
+cat >"$work/baselines.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,19 +127,13 @@ static int byValue(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: memcpy BYTES REPEAT [fresh]\n");
-    return 1;
-  }
-  size_t bytes = strtoull(argv[1], NULL, 10);
-  int repeat = atoi(argv[2]);
-  int fresh = argc > 3 && strcmp(argv[3], "fresh") == 0;
+/* Copies bytes from src to a buffer, repeat times; returns a byte read
+   back so that the copies are kept. */
+static unsigned runMemcpy(size_t bytes, int repeat, int fresh, double *ms) {
   unsigned char *src = malloc(bytes);
   unsigned char *dst = fresh ? NULL : malloc(bytes);
-  double *ms = malloc(repeat * sizeof(double));
-  if (!src || (!fresh && !dst) || !ms)
-    return 1;
+  if (!src || (!fresh && !dst))
+    exit(1);
   for (size_t i = 0; i < bytes; ++i)
     src[i] = (unsigned char)(i * 131);
   if (dst)
@@ -144,62 +143,24 @@ int main(int argc, char **argv) {
     double start = nowMs();
     unsigned char *to = fresh ? malloc(bytes) : dst;
     if (!to)
-      return 1;
+      exit(1);
     memcpy(to, src, bytes);
     sum += to[(size_t)r * 4099 % bytes];
     if (fresh)
       free(to);
     ms[r] = nowMs() - start;
   }
-  qsort(ms, repeat, sizeof(double), byValue);
-  double median = repeat % 2 ? ms[repeat / 2]
-                             : (ms[repeat / 2 - 1] + ms[repeat / 2]) / 2;
-  printf("run: median %.3f ms, min %.3f ms, max %.3f ms over %d runs\n",
-         median, ms[0], ms[repeat - 1], repeat);
-  return sum == 0xdeadbeef; /* keeps the copies */
-}
-EOF
-if ! "$clang" -O2 -o "$work/memcpy" "$work/memcpy.c" 2>"$work/cc.log"; then
-  cat "$work/cc.log" >&2
-  echo "kernel-bench.sh: cannot compile the memcpy baseline with '$clang'" >&2
-  exit 1
-fi
-
-# The C model of the kernel's copies: for each (BM, N) block of the (M, N)
-# f32 inputs, copy the two input blocks into one of two sets of buffers
-# (row by row, like the DMA engine), add them into a third buffer, copy that
-# back to the output; REPEAT times, the times printed in tessera-run's
-# format.
-cat >"$work/pipeline.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static double nowMs(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+  return sum;
 }
 
-static int byValue(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-int main(int argc, char **argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: pipeline M N BM REPEAT\n");
-    return 1;
-  }
-  size_t m = strtoull(argv[1], NULL, 10), n = strtoull(argv[2], NULL, 10);
-  size_t bm = strtoull(argv[3], NULL, 10);
-  int repeat = atoi(argv[4]);
+/* The add kernel's copies; returns a sum of output values so that the
+   copies are kept. */
+static unsigned runModel(size_t m, size_t n, size_t bm, int repeat,
+                         double *ms) {
   float *x = malloc(m * n * 4), *y = malloc(m * n * 4), *o = malloc(m * n * 4);
   float *buffers = aligned_alloc(128, 6 * bm * n * 4);
-  double *ms = malloc(repeat * sizeof(double));
-  if (!x || !y || !o || !buffers || !ms || bm == 0 || m % bm)
-    return 1;
+  if (!x || !y || !o || !buffers || bm == 0 || m % bm)
+    exit(1);
   for (size_t i = 0; i < m * n; ++i) {
     x[i] = (float)(i % 1000);
     y[i] = (float)(i % 7);
@@ -221,21 +182,41 @@ int main(int argc, char **argv) {
     }
     ms[r] = nowMs() - start;
   }
+  double sum = 0;
+  for (size_t i = 0; i < m * n; i += 4099)
+    sum += o[i];
+  return (unsigned)sum;
+}
+
+int main(int argc, char **argv) {
+  int isMemcpy = argc >= 4 && strcmp(argv[1], "memcpy") == 0;
+  int isModel = argc >= 6 && strcmp(argv[1], "model") == 0;
+  if (!isMemcpy && !isModel) {
+    fprintf(stderr, "usage: baselines memcpy BYTES REPEAT [fresh]\n"
+                    "       baselines model M N BM REPEAT\n");
+    return 1;
+  }
+  int repeat = atoi(argv[isMemcpy ? 3 : 5]);
+  double *ms = malloc((repeat > 0 ? repeat : 1) * sizeof(double));
+  if (!ms || repeat <= 0)
+    return 1;
+  unsigned kept =
+      isMemcpy ? runMemcpy(strtoull(argv[2], NULL, 10), repeat,
+                           argc > 4 && strcmp(argv[4], "fresh") == 0, ms)
+               : runModel(strtoull(argv[2], NULL, 10),
+                          strtoull(argv[3], NULL, 10),
+                          strtoull(argv[4], NULL, 10), repeat, ms);
   qsort(ms, repeat, sizeof(double), byValue);
   double median = repeat % 2 ? ms[repeat / 2]
                              : (ms[repeat / 2 - 1] + ms[repeat / 2]) / 2;
   printf("run: median %.3f ms, min %.3f ms, max %.3f ms over %d runs\n",
          median, ms[0], ms[repeat - 1], repeat);
-  /* Reads the output, so that the copies are kept. */
-  double sum = 0;
-  for (size_t i = 0; i < m * n; i += 4099)
-    sum += o[i];
-  return sum == -1.0;
+  return kept == 0xdeadbeef;
 }
 EOF
-if ! "$clang" -O2 -march=native -o "$work/pipeline" "$work/pipeline.c" 2>"$work/cc.log"; then
+if ! "$clang" -O2 -march=native -o "$work/baselines" "$work/baselines.c" 2>"$work/cc.log"; then
   cat "$work/cc.log" >&2
-  echo "kernel-bench.sh: cannot compile the C model of the copies with '$clang'" >&2
+  echo "kernel-bench.sh: cannot compile the baselines with '$clang'" >&2
   exit 1
 fi
 
@@ -304,8 +285,8 @@ add2_ms="$(timed add-v5p "$repeat" --kernel-mode=pipelined)"
 plain_ms="$(timed plain-add "$repeat")"
 copy_mode=""
 [ "$fresh" = 1 ] && copy_mode=fresh
-copy_ms="$("$work/memcpy" "$copy_bytes" "$repeat" $copy_mode | median)"
-model_ms="$("$work/pipeline" "$add_m" "$add_n" "$add_bm" "$repeat" | median)"
+copy_ms="$("$work/baselines" memcpy "$copy_bytes" "$repeat" $copy_mode | median)"
+model_ms="$("$work/baselines" model "$add_m" "$add_n" "$add_bm" "$repeat" | median)"
 
 echo
 awk -v m="$add_m" -v n="$add_n" -v bytes="$add_bytes" 'BEGIN {
