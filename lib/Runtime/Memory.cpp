@@ -15,7 +15,8 @@
 // already instead of paying a page fault per page of every new buffer.
 // The cache holds at most a bounded number of bytes (TESSERA_RT_CACHE_BYTES,
 // 0 turns it off) and is emptied when malloc fails. Under AddressSanitizer
-// cached blocks are poisoned, so uses after free are still reported.
+// cached blocks are poisoned, so uses after free are still reported (where
+// ASan's manual poisoning is allowed).
 //
 //===----------------------------------------------------------------------===//
 
