@@ -19,11 +19,14 @@
 // * Leading unit dimensions are dropped.
 // * exp, log, tanh, erf and their variants on f32 vectors become polynomial
 //   approximations.
+// * `math.absi` on vectors becomes max(x, 0 - x) (MathToLLVM only lowers
+//   it on 1-D vectors).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -38,6 +41,23 @@ namespace mlir::tessera {
 
 namespace {
 
+/// |x| as max(x, 0 - x): the same two's-complement result as `math.absi`
+/// (the minimum value stays itself), on vectors of any rank.
+struct ExpandVectorAbsI : OpRewritePattern<math::AbsIOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsIOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<VectorType>(op.getType()))
+      return failure();
+    Value zero = arith::ConstantOp::create(rewriter, op.getLoc(), op.getType(),
+                                           rewriter.getZeroAttr(op.getType()));
+    Value negated =
+        arith::SubIOp::create(rewriter, op.getLoc(), zero, op.getOperand());
+    rewriter.replaceOpWithNewOp<arith::MaxSIOp>(op, op.getOperand(), negated);
+    return success();
+  }
+};
+
 struct TesseraCpuLowerVectorsPass
     : public PassWrapper<TesseraCpuLowerVectorsPass,
                          OperationPass<func::FuncOp>> {
@@ -49,8 +69,8 @@ struct TesseraCpuLowerVectorsPass
            "and 1-D reductions";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<math::MathDialect, memref::MemRefDialect,
-                    vector::VectorDialect>();
+    registry.insert<arith::ArithDialect, math::MathDialect,
+                    memref::MemRefDialect, vector::VectorDialect>();
   }
 
   void runOnOperation() override {
@@ -86,6 +106,7 @@ struct TesseraCpuLowerVectorsPass
           return llvm::is_contained(
               {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"}, name);
         });
+    mathPatterns.add<ExpandVectorAbsI>(context);
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     (void)applyOpPatternsGreedily(vectorMath, std::move(mathPatterns), config);

@@ -4,9 +4,11 @@
 // RUN: tessera-run %s --entry expand --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry explicitly_replicated --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry sub_axis_argument --random-inputs --check | FileCheck %s
+// RUN: tessera-run %s --entry vector_absi --random-inputs --check | FileCheck %s --check-prefix=THREE
 // RUN: tessera-run %s --entry returned_twice --random-inputs --print-results | FileCheck %s --check-prefix=TWICE
 
 // CHECK: check: all 1 results match the single-device reference
+// THREE: check: all 3 results match the single-device reference
 
 spmd.mesh @mesh = <["x"=4]>
 
@@ -43,4 +45,28 @@ func.func @sub_axis_argument(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@
 func.func @returned_twice(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %v = arith.negf %a : tensor<2xf32>
   return %v, %v : tensor<2xf32>, tensor<2xf32>
+}
+
+// math.absi fused into a matmul's packing became a 2-D vector op, which
+// MathToLLVM does not lower (tessera-cpu-lower-vectors now expands it).
+func.func @vector_absi(%a0: tensor<4x4x4xi32>, %a1: tensor<32x2xi32>) -> (tensor<8x4x4xi32>, tensor<8xi32>, tensor<4x2xi32>) {
+  %v0_e = tensor.empty() : tensor<4x4x4xi32>
+  %v0 = linalg.transpose ins(%a0 : tensor<4x4x4xi32>) outs(%v0_e : tensor<4x4x4xi32>) permutation = [2, 1, 0]
+  %v1 = tensor.concat dim(2) %v0, %v0 : (tensor<4x4x4xi32>, tensor<4x4x4xi32>) -> tensor<4x4x8xi32>
+  %v2 = tensor.concat dim(0) %v0, %a0 : (tensor<4x4x4xi32>, tensor<4x4x4xi32>) -> tensor<8x4x4xi32>
+  %v3_e = tensor.empty() : tensor<8xi32>
+  %v3_z = arith.constant 0 : i32
+  %v3_f = linalg.fill ins(%v3_z : i32) outs(%v3_e : tensor<8xi32>) -> tensor<8xi32>
+  %v3 = linalg.reduce ins(%v1 : tensor<4x4x8xi32>) outs(%v3_f : tensor<8xi32>) dimensions = [0, 1]
+    (%in: i32, %acc: i32) {
+      %r = arith.addi %in, %acc : i32
+      linalg.yield %r : i32
+    }
+  %v4 = math.absi %v1 : tensor<4x4x8xi32>
+  %v5 = tensor.collapse_shape %v4 [[0], [1, 2]] : tensor<4x4x8xi32> into tensor<4x32xi32>
+  %v6_e = tensor.empty() : tensor<4x2xi32>
+  %v6_z = arith.constant 0 : i32
+  %v6_f = linalg.fill ins(%v6_z : i32) outs(%v6_e : tensor<4x2xi32>) -> tensor<4x2xi32>
+  %v6 = linalg.matmul ins(%v5, %a1 : tensor<4x32xi32>, tensor<32x2xi32>) outs(%v6_f : tensor<4x2xi32>) -> tensor<4x2xi32>
+  return %v2, %v3, %v6 : tensor<8x4x4xi32>, tensor<8xi32>, tensor<4x2xi32>
 }
