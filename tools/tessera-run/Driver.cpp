@@ -663,6 +663,9 @@ struct EntryLayouts {
   std::vector<ShardLayout> args, results;
   /// The shardings as written, for --show-sharding.
   std::vector<std::string> argText, resultText;
+  /// The global shapes of the results (a dynamic dimension is -1: the
+  /// blocks divide it). Padded blocks are cut to these.
+  std::vector<std::vector<int64_t>> resultShapes;
 };
 
 ShardLayout getLayout(spmd::TensorShardingAttr sharding, spmd::MeshAttr mesh,
@@ -702,10 +705,15 @@ FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName,
                                       StringRef kernelMode = "") {
   auto entry = module.lookupSymbol<func::FuncOp>(entryName);
   SmallVector<int64_t> argRanks, resultRanks;
+  std::vector<std::vector<int64_t>> resultShapes;
   for (Type type : entry.getArgumentTypes())
     argRanks.push_back(cast<RankedTensorType>(type).getRank());
-  for (Type type : entry.getResultTypes())
-    resultRanks.push_back(cast<RankedTensorType>(type).getRank());
+  for (Type type : entry.getResultTypes()) {
+    auto tensor = cast<RankedTensorType>(type);
+    resultRanks.push_back(tensor.getRank());
+    resultShapes.emplace_back(tensor.getShape().begin(),
+                              tensor.getShape().end());
+  }
   // The global view (already propagated) becomes the per-device program.
   if (failed(runPasses(module, [&](OpPassManager &pm) {
         pm.addPass(spmd::createSpmdCheckVmaPass());
@@ -717,6 +725,7 @@ FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName,
 
   // A partitioned entry: the layouts of its blocks.
   EntryLayouts layouts;
+  layouts.resultShapes = std::move(resultShapes);
   if (auto attr = entry->getAttrOfType<ArrayAttr>("tessera.per_device")) {
     SymbolTableCollection symbols;
     layouts.perDevice = true;
@@ -1042,6 +1051,49 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
   return result;
 }
 
+/// True if two devices' copies `a` and `b` of the block at `coords` of a
+/// result laid out by `layout` (global shape `global`) agree on every
+/// element of the result; the padding past its end may differ.
+bool sameElements(const HostArray &a, const HostArray &b,
+                  const ShardLayout &layout, const std::vector<int64_t> &coords,
+                  const std::vector<int64_t> &global) {
+  if (a.getShape() != b.getShape())
+    return false;
+  const std::vector<int64_t> &local = a.getShape();
+  size_t rank = local.size();
+  std::vector<int64_t> extent(rank);
+  bool whole = true;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t origin = layout.getBlockIndex(d, coords) * local[d];
+    extent[d] = std::clamp<int64_t>(global[d] - origin, 0, local[d]);
+    if (extent[d] == 0)
+      return true;
+    whole &= extent[d] == local[d];
+  }
+  if (whole)
+    return std::memcmp(a.data(), b.data(), a.getNumBytes()) == 0;
+  // Row by row over the elements of the result.
+  int64_t width = rt::getDTypeBytes(a.getDType());
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset = offset * local[d] + index[d];
+    if (std::memcmp(a.data() + offset * width, b.data() + offset * width,
+                    extent[rank - 1] * width) != 0)
+      return false;
+    size_t d = rank - 1;
+    while (true) {
+      if (d == 0)
+        return true;
+      --d;
+      if (++index[d] < extent[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
 /// The results as global arrays. A per-device entry's results are
 /// assembled from the devices' blocks by `layouts.results`; otherwise every
 /// device holds every result whole. Devices that hold the same block must
@@ -1059,7 +1111,9 @@ FailureOr<std::vector<HostArray>> gatherResults(const RunResult &run,
       const ShardLayout &layout = layouts.results[r];
       std::vector<int64_t> shape = first.getShape();
       for (size_t d = 0; d < shape.size(); ++d)
-        shape[d] *= layout.getNumBlocks(d);
+        shape[d] = ShapedType::isDynamic(layouts.resultShapes[r][d])
+                       ? shape[d] * layout.getNumBlocks(d)
+                       : layouts.resultShapes[r][d];
       globals.emplace_back(first.getDType(), shape);
     }
     HostArray &global = globals.back();
@@ -1079,8 +1133,13 @@ FailureOr<std::vector<HostArray>> gatherResults(const RunResult &run,
         continue;
       }
       const HostArray &held = run.perDevice[it->second][r];
-      if (held.getShape() != block.getShape() ||
-          std::memcmp(held.data(), block.data(), held.getNumBytes()) != 0) {
+      bool same = layouts.perDevice
+                      ? sameElements(held, block, layouts.results[r], coords,
+                                     global.getShape())
+                      : held.getShape() == block.getShape() &&
+                            std::memcmp(held.data(), block.data(),
+                                        held.getNumBytes()) == 0;
+      if (!same) {
         fail("result " + std::to_string(r) + " differs between device " +
              std::to_string(it->second) + " and device " +
              std::to_string(device) +

@@ -113,11 +113,67 @@ std::optional<ReductionKind> getReductionKind(Operation *op,
 // Choosing the factor sharding
 //===----------------------------------------------------------------------===//
 
+/// True if `op` computes right on blocks padded with zeros past the end of
+/// a dimension: the partitioner cuts linalg reductions to the valid part,
+/// and everything else maps padding to padding. Integer division could
+/// trap on the padding, and ops that spell global positions other than
+/// through linalg.index or whole dimensions are left out.
+bool isPaddingSafe(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (!linalgOp.hasOnlyProjectedPermutations())
+      return false;
+  } else if (!op->hasTrait<OpTrait::Elementwise>() &&
+             !isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::PadOp,
+                  tensor::ConcatOp, tensor::CollapseShapeOp,
+                  tensor::ExpandShapeOp>(op)) {
+    return false;
+  }
+  WalkResult traps = op->walk([](Operation *nested) {
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
+            nested))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !traps.wasInterrupted();
+}
+
+/// The factors of `rule` that may be sharded by axes that do not divide
+/// them (each device's block padded at the end): on a padding-safe op, a
+/// factor of static size larger than 1 that is, in every dimension it
+/// appears in, the only factor larger than 1 (a dimension made of several
+/// factors has one padded layout, not one per factor).
+llvm::BitVector getPaddableFactors(Operation *op, OpShardingRuleAttr rule) {
+  llvm::BitVector paddable(rule.getNumFactors());
+  if (!isPaddingSafe(op))
+    return paddable;
+  paddable.set();
+  // A factor of size 1 gains nothing from padding (and one that only an
+  // operand has, as in a reshape of unit dimensions, would be dropped).
+  for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+    if (ShapedType::isDynamic(rule.getFactorSize(f)) ||
+        rule.getFactorSize(f) == 1)
+      paddable.reset(f);
+  for (int64_t t = 0; t < rule.getNumTensors(); ++t)
+    for (DimMappingAttr dim : rule.getTensorMapping(t).getDimMappings()) {
+      int64_t large = 0;
+      for (int64_t f : dim.getFactorIndices())
+        if (rule.getFactorSize(f) != 1)
+          ++large;
+      if (large > 1)
+        for (int64_t f : dim.getFactorIndices())
+          paddable.reset(f);
+    }
+  return paddable;
+}
+
 /// The axes of every factor, chosen greedily from the tensors' shardings.
+/// The axes of a factor divide it unless the factor is `paddable`.
 SmallVector<SmallVector<AxisRefAttr>>
 chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
                  ArrayRef<int64_t> tensorSizes,
-                 const llvm::BitVector &shardable, MeshAttr mesh) {
+                 const llvm::BitVector &shardable,
+                 const llvm::BitVector &paddable, MeshAttr mesh) {
   int64_t numFactors = rule.getNumFactors();
   SmallVector<SmallVector<AxisRefAttr>> chosen(numFactors);
   SmallVector<const TensorFactorShardings *> tensors;
@@ -137,8 +193,9 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
 
   SmallVector<AxisRefAttr> used;
   // A candidate cut where it conflicts with used axes or stops dividing
-  // the factor.
-  auto truncate = [&](ArrayRef<AxisRefAttr> axes, int64_t factorSize) {
+  // the factor (unless the factor may be padded).
+  auto truncate = [&](ArrayRef<AxisRefAttr> axes, int64_t factor) {
+    int64_t factorSize = rule.getFactorSize(factor);
     SmallVector<AxisRefAttr> result;
     int64_t product = 1;
     for (AxisRefAttr axis : axes) {
@@ -147,8 +204,8 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
       if (!free)
         break;
       int64_t size = free->getSize(mesh);
-      if (ShapedType::isDynamic(factorSize) ||
-          factorSize % (product * size) != 0)
+      if (!paddable.test(factor) && (ShapedType::isDynamic(factorSize) ||
+                                     factorSize % (product * size) != 0))
         break;
       product *= size;
       result.push_back(*free);
@@ -168,8 +225,7 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
         continue;
       SmallVector<int64_t> owners = rule.getTensorsWithFactor(f);
       for (int64_t source : owners) {
-        SmallVector<AxisRefAttr> candidate =
-            truncate(axesOf(source, f), rule.getFactorSize(f));
+        SmallVector<AxisRefAttr> candidate = truncate(axesOf(source, f), f);
         if (candidate.empty())
           continue;
         int64_t weight = 0;
@@ -415,8 +471,8 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
     }
     shardable.set(f);
   }
-  SmallVector<SmallVector<AxisRefAttr>> chosen =
-      chooseFactorAxes(rule, projection, sizes, shardable, mesh);
+  SmallVector<SmallVector<AxisRefAttr>> chosen = chooseFactorAxes(
+      rule, projection, sizes, shardable, getPaddableFactors(op, rule), mesh);
 
   // The unreduced axes of each result.
   SmallVector<SmallVector<AxisRefAttr>> unreduced(op->getNumResults());

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -109,8 +110,9 @@ private:
   FailureOr<std::pair<FlatSymbolRefAttr, MeshAttr>>
   resolve(TensorShardingAttr sharding, Operation *op);
 
-  /// The local type of a value of type `type` sharded by `sharding`, or
-  /// failure with a diagnostic at `op` (non-divisible, dynamic).
+  /// The local type of a value of type `type` sharded by `sharding` (a
+  /// dimension the axes do not divide is padded to ceil(n / parts)), or
+  /// failure with a diagnostic at `op`.
   FailureOr<Type> getLocalType(Type type, TensorShardingAttr sharding,
                                Operation *op, StringRef what);
 
@@ -121,6 +123,23 @@ private:
   /// The local block of `value` after slicing dimension d by `axes[d]`.
   Value sliceLocal(Location loc, Value value, FlatSymbolRefAttr meshRef,
                    MeshAttr mesh, ArrayRef<SmallVector<AxisRefAttr>> axes);
+
+  /// Dimensions that one of two shardings does not divide change layout
+  /// through the whole dimension: gatherWhole makes dimension `d` (of
+  /// global size `size`), sharded by `from`, whole on every device (an
+  /// all-gather with its padding cut off); sliceWhole pads it with zeros to a
+  /// multiple of the parts of `to` and takes each device's block. Every
+  /// gather of a collective comes before its slices.
+  Value gatherWhole(Location loc, Value value, int64_t d, int64_t size,
+                    ArrayRef<AxisRefAttr> from, FlatSymbolRefAttr ref,
+                    MeshAttr mesh);
+  Value sliceWhole(Location loc, Value value, int64_t d, int64_t size,
+                   ArrayRef<AxisRefAttr> to, FlatSymbolRefAttr ref,
+                   MeshAttr mesh);
+
+  /// `value` with dimension `d` cut to `size` elements from `offset`.
+  Value sliceDim(Location loc, Value value, int64_t d, OpFoldResult offset,
+                 int64_t size);
 
   LogicalResult inlineManualComputations(func::FuncOp func);
   LogicalResult materializeConstants(func::FuncOp func);
@@ -139,6 +158,29 @@ private:
   MLIRContext *ctx;
   IRRewriter rewriter;
   SymbolTableCollection symbols;
+  /// The global view of a sharded value: its type before `retype` and its
+  /// sharding. Collectives and padded reductions read dimension sizes and
+  /// axes from it; a lowered collective's local value inherits the entry.
+  struct GlobalView {
+    Type type;
+    TensorShardingAttr sharding;
+  };
+  DenseMap<Value, GlobalView> globals;
+
+  /// The sharding of `value`, also for the local value of a lowered
+  /// collective.
+  TensorShardingAttr shardingOf(Value value) {
+    if (TensorShardingAttr sharding = getSharding(value))
+      return sharding;
+    return globals.lookup(value).sharding;
+  }
+
+  /// Replaces a lowered collective by its local value.
+  void replaceCollective(Operation *op, Value value);
+
+  /// Cuts the inputs of `op` to the valid part of every reduction dimension
+  /// whose block is padded, so that padding is never reduced over.
+  LogicalResult cutPaddedReductions(linalg::LinalgOp op);
 };
 
 FailureOr<std::pair<FlatSymbolRefAttr, MeshAttr>>
@@ -177,14 +219,9 @@ FailureOr<Type> Partitioner::getLocalType(Type type,
     // program runs (the runtime checks that it divides).
     if (ShapedType::isDynamic(shape[d]))
       continue;
-    if (shape[d] % parts != 0)
-      return op->emitOpError()
-             << what << " shards dimension " << d << " of size " << shape[d]
-             << " into " << parts << " parts over axes "
-             << formatAxisList(sharding.getDimSharding(d).getAxes())
-             << ": non-divisible shardings are not supported by "
-                "spmd-partition";
-    shape[d] /= parts;
+    // A dimension the axes do not divide is padded at the end: every
+    // device holds ceil(n / parts) elements, the last ones past n unused.
+    shape[d] = llvm::divideCeil(shape[d], parts);
   }
   return tensor.clone(shape);
 }
@@ -240,6 +277,56 @@ Value Partitioner::sliceLocal(Location loc, Value value,
                                         offsets, sizes, strides);
 }
 
+Value Partitioner::sliceDim(Location loc, Value value, int64_t d,
+                            OpFoldResult offset, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    offsets.push_back(i == d ? offset : rewriter.getIndexAttr(0));
+    sizes.push_back(rewriter.getIndexAttr(i == d ? size : shape[i]));
+    strides.push_back(rewriter.getIndexAttr(1));
+  }
+  shape[d] = size;
+  return tensor::ExtractSliceOp::create(rewriter, loc, type.clone(shape), value,
+                                        offsets, sizes, strides);
+}
+
+Value Partitioner::gatherWhole(Location loc, Value value, int64_t d,
+                               int64_t size, ArrayRef<AxisRefAttr> from,
+                               FlatSymbolRefAttr ref, MeshAttr mesh) {
+  if (from.empty())
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t block = type.getDimSize(d);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[d] = block * productOf(from, mesh);
+  value = comm::AllGatherOp::create(rewriter, loc, type.clone(shape), value,
+                                    ref, toCommAxes(from, mesh), d);
+  if (shape[d] != size)
+    value = sliceDim(loc, value, d, rewriter.getIndexAttr(0), size);
+  return value;
+}
+
+Value Partitioner::sliceWhole(Location loc, Value value, int64_t d,
+                              int64_t size, ArrayRef<AxisRefAttr> to,
+                              FlatSymbolRefAttr ref, MeshAttr mesh) {
+  if (to.empty())
+    return value;
+  int64_t parts = productOf(to, mesh);
+  int64_t block = llvm::divideCeil(size, parts);
+  if (block * parts != size) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[d] = block * parts;
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+    value = tensor::createPadHighOp(type.clone(shape), value, zero,
+                                    /*nofold=*/false, loc, rewriter);
+  }
+  return sliceDim(loc, value, d, offsetOf(loc, ref, mesh, to, block), block);
+}
+
 LogicalResult Partitioner::inlineManualComputations(func::FuncOp func) {
   // Collectives inside bodies read their input sharding from the global
   // view; pin it before the bodies' arguments disappear.
@@ -293,12 +380,23 @@ LogicalResult Partitioner::materializeConstants(func::FuncOp func) {
     // The whole constant, and each device's block of it.
     op->removeAttr(SpmdDialect::kShardingAttrName);
     rewriter.setInsertionPointAfter(op);
+    SmallVector<OpOperand *> uses(llvm::make_pointer_range(op->getUses()));
+    // Dimensions the axes do not divide are padded and sliced one by one.
+    auto type = cast<RankedTensorType>(op.getType());
+    Value block = op.getResult();
     SmallVector<SmallVector<AxisRefAttr>> axes;
-    for (DimensionShardingAttr dim : sharding.getDimShardings())
+    for (auto [d, dim] : llvm::enumerate(sharding.getDimShardings())) {
       axes.emplace_back(dim.getAxes());
-    Value block = sliceLocal(op.getLoc(), op.getResult(), resolved->first,
-                             resolved->second, axes);
-    op.getResult().replaceAllUsesExcept(block, block.getDefiningOp());
+      if (type.getDimSize(d) % productOf(dim.getAxes(), resolved->second) == 0)
+        continue;
+      block = sliceWhole(op.getLoc(), block, d, type.getDimSize(d),
+                         dim.getAxes(), resolved->first, resolved->second);
+      axes.back().clear();
+    }
+    block =
+        sliceLocal(op.getLoc(), block, resolved->first, resolved->second, axes);
+    for (OpOperand *use : uses)
+      use->set(block);
   }
   return success();
 }
@@ -312,8 +410,10 @@ LogicalResult Partitioner::retype(func::FuncOp func) {
     auto local = getLocalType(value.getType(), sharding, anchor, what);
     if (failed(local))
       return failure();
-    if (*local != value.getType())
+    if (*local != value.getType()) {
       updates.emplace_back(value, *local);
+      globals[value] = {value.getType(), sharding};
+    }
     return success();
   };
   for (BlockArgument arg : func.getArguments())
@@ -349,7 +449,8 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
   auto outResolved = resolve(out, op);
   if (failed(outResolved))
     return failure();
-  auto [meshRef, mesh] = *outResolved;
+  FlatSymbolRefAttr meshRef = outResolved->first;
+  MeshAttr mesh = outResolved->second;
   rewriter.setInsertionPoint(op);
   auto type = cast<RankedTensorType>(input.getType());
   Value value = input;
@@ -370,22 +471,82 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
     value = comm::AllGatherOp::create(rewriter, loc, current.clone(shape),
                                       value, ref, toCommAxes(axes, on), d);
   };
-  auto listsOf = [](ListOfAxisRefListsAttr lists) {
+  // The input's sharding and mesh (the output's unless a permute moves
+  // the tensor to another device order).
+  TensorShardingAttr source = in ? in : getSharding(input);
+  FlatSymbolRefAttr sourceRef = meshRef;
+  MeshAttr sourceMesh = mesh;
+  if (source) {
+    auto inResolved = resolve(source, op);
+    if (failed(inResolved))
+      return failure();
+    std::tie(sourceRef, sourceMesh) = *inResolved;
+  }
+  auto axesIn = [&](int64_t d) -> ArrayRef<AxisRefAttr> {
+    return source ? source.getDimSharding(d).getAxes()
+                  : ArrayRef<AxisRefAttr>();
+  };
+  // Dimensions one side does not divide whose layout changes move through
+  // the whole dimension (relayoutDim); the others take the collective's
+  // own path below.
+  Type globalType = globals.lookup(op->getResult(0)).type;
+  ArrayRef<int64_t> global =
+      cast<RankedTensorType>(globalType ? globalType
+                                        : op->getResult(0).getType())
+          .getShape();
+  llvm::BitVector padded(type.getRank());
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (ShapedType::isDynamic(global[d]))
+      continue;
+    ArrayRef<AxisRefAttr> from = axesIn(d);
+    ArrayRef<AxisRefAttr> to = out.getDimSharding(d).getAxes();
+    if (from == to && sourceMesh == mesh)
+      continue;
+    if (global[d] % productOf(from, sourceMesh) != 0 ||
+        global[d] % productOf(to, mesh) != 0)
+      padded.set(d);
+  }
+  // Lists of axes per dimension; those of padded dimensions emptied.
+  auto listsOf = [&](ListOfAxisRefListsAttr lists) {
     SmallVector<SmallVector<AxisRefAttr>> result;
-    for (AxisRefListAttr list : lists.getValue())
+    for (auto [d, list] : llvm::enumerate(lists.getValue())) {
       result.emplace_back(list.getValue());
+      if (padded.test(d))
+        result.back().clear();
+    }
     return result;
   };
 
+  auto relayoutPadded = [&]() {
+    for (int64_t d : padded.set_bits())
+      value = gatherWhole(loc, value, d, global[d], axesIn(d), sourceRef,
+                          sourceMesh);
+    for (int64_t d : padded.set_bits())
+      value = sliceWhole(loc, value, d, global[d],
+                         out.getDimSharding(d).getAxes(), meshRef, mesh);
+  };
+
   if (auto allGather = dyn_cast<AllGatherOp>(op)) {
+    relayoutPadded();
     for (auto [d, list] :
-         llvm::enumerate(allGather.getGatheringAxes().getValue()))
-      gather(d, list.getValue(), meshRef, mesh);
+         llvm::enumerate(listsOf(allGather.getGatheringAxes())))
+      gather(d, list, meshRef, mesh);
   } else if (auto allSlice = dyn_cast<AllSliceOp>(op)) {
+    relayoutPadded();
     value = sliceLocal(loc, value, meshRef, mesh,
                        listsOf(allSlice.getSlicingAxes()));
   } else if (auto allToAll = dyn_cast<AllToAllOp>(op)) {
+    // A move that touches a padded dimension goes through both dimensions
+    // whole.
+    for (AllToAllParamAttr param : allToAll.getParams().getValue())
+      if (padded.test(param.getSrcDim()) || padded.test(param.getTgtDim())) {
+        padded.set(param.getSrcDim());
+        padded.set(param.getTgtDim());
+      }
+    relayoutPadded();
     for (AllToAllParamAttr param : allToAll.getParams().getValue()) {
+      if (padded.test(param.getSrcDim()))
+        continue;
       auto current = cast<RankedTensorType>(value.getType());
       SmallVector<int64_t> shape(current.getShape());
       int64_t parts = productOf(param.getAxes(), mesh);
@@ -409,13 +570,14 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
         listsOf(reduceScatter.getReduceScatterAxes());
     SmallVector<AxisRefAttr> all;
     SmallVector<int64_t> scattered;
-    for (auto [d, list] : llvm::enumerate(lists)) {
-      llvm::append_range(all, list);
-      if (!list.empty())
+    for (auto [d, list] :
+         llvm::enumerate(reduceScatter.getReduceScatterAxes().getValue())) {
+      llvm::append_range(all, list.getValue());
+      if (!list.getValue().empty())
         scattered.push_back(d);
     }
     comm::ReductionKind kind = toComm(reduceScatter.getReductionKind());
-    if (scattered.size() == 1) {
+    if (scattered.size() == 1 && !padded.any()) {
       // One dimension: the runtime's reduce-scatter.
       int64_t d = scattered.front();
       SmallVector<int64_t> shape(type.getShape());
@@ -424,32 +586,56 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
       value = comm::ReduceScatterOp::create(rewriter, loc, type.clone(shape),
                                             kind, value, meshRef,
                                             toCommAxes(lists[d], mesh), d);
-      rewriter.replaceOp(op, value);
+      replaceCollective(op, value);
       return success();
     }
     sortAndMergeAxes(all, mesh);
     if (!all.empty())
       value = comm::AllReduceOp::create(rewriter, loc, value, kind, meshRef,
                                         toCommAxes(all, mesh));
+    // Reduced, the input holds the whole of what it will be sliced from.
+    relayoutPadded();
     value = sliceLocal(loc, value, meshRef, mesh, lists);
-  } else if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
+  } else if (isa<CollectivePermuteOp>(op)) {
     // Gather everything on the input's mesh, slice on the output's.
-    TensorShardingAttr source = in ? in : getSharding(input);
-    if (source) {
-      auto inResolved = resolve(source, op);
-      if (failed(inResolved))
-        return failure();
-      for (auto [d, dim] : llvm::enumerate(source.getDimShardings()))
-        gather(d, dim.getAxes(), inResolved->first, inResolved->second);
-    }
+    relayoutPadded();
     SmallVector<SmallVector<AxisRefAttr>> lists;
-    for (DimensionShardingAttr dim : out.getDimShardings())
-      lists.emplace_back(dim.getAxes());
+    for (auto [d, dim] : llvm::enumerate(out.getDimShardings())) {
+      if (!padded.test(d))
+        gather(d, axesIn(d), sourceRef, sourceMesh);
+      lists.emplace_back(padded.test(d) ? ArrayRef<AxisRefAttr>()
+                                        : dim.getAxes());
+    }
     value = sliceLocal(loc, value, meshRef, mesh, lists);
   } else if (auto toUnreduced = dyn_cast<ShardedToUnreducedOp>(op)) {
+    // A padded dimension is gathered whole and sliced again, so it is the
+    // same on every device of its unreduced axes: the first keeps it, the
+    // others hold zeros.
+    relayoutPadded();
+    SmallVector<AxisRefAttr> kept;
+    for (auto [d, list] : llvm::enumerate(toUnreduced.getAxes().getValue()))
+      if (padded.test(d))
+        llvm::append_range(kept, list.getValue());
+    type = cast<RankedTensorType>(value.getType());
+    if (!kept.empty()) {
+      sortAndMergeAxes(kept, mesh);
+      Value index =
+          comm::AxisIndexOp::create(rewriter, loc, rewriter.getIndexType(),
+                                    meshRef, toCommAxes(kept, mesh));
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value first = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, index, zero);
+      Value zeros = arith::ConstantOp::create(rewriter, loc, type,
+                                              rewriter.getZeroAttr(type));
+      value = arith::SelectOp::create(rewriter, loc, first, value, zeros);
+    }
     // Each device's block in place, zeros elsewhere.
     SmallVector<SmallVector<AxisRefAttr>> lists =
         listsOf(toUnreduced.getAxes());
+    if (llvm::all_of(lists, [](const auto &list) { return list.empty(); })) {
+      replaceCollective(op, value);
+      return success();
+    }
     SmallVector<int64_t> shape(type.getShape());
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -471,7 +657,7 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
     // The value on the first device of each group, zeros on the others;
     // zeros everywhere already are.
     if (isZeroSplat(value)) {
-      rewriter.replaceOp(op, value);
+      replaceCollective(op, value);
       return success();
     }
     Value index = comm::AxisIndexOp::create(
@@ -490,7 +676,100 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
     return op->emitOpError("lowers to a local type ")
            << value.getType() << " but its result is "
            << op->getResult(0).getType();
+  replaceCollective(op, value);
+  return success();
+}
+
+void Partitioner::replaceCollective(Operation *op, Value value) {
+  auto it = globals.find(op->getResult(0));
+  if (it != globals.end()) {
+    GlobalView view = it->second;
+    globals.erase(it);
+    globals[value] = view;
+  }
   rewriter.replaceOp(op, value);
+}
+
+LogicalResult Partitioner::cutPaddedReductions(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // Per padded reduction dimension: the number of valid elements in this
+  // device's block, min(block, max(0, size - index * block)).
+  DenseMap<int64_t, Value> valid;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto view = globals.lookup(operand->get());
+    auto global = dyn_cast_or_null<RankedTensorType>(view.type);
+    if (!global || !view.sharding)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim ||
+          iterators[dim.getPosition()] != utils::IteratorType::reduction ||
+          valid.count(dim.getPosition()))
+        continue;
+      int64_t size = global.getDimSize(d);
+      ArrayRef<AxisRefAttr> axes = view.sharding.getDimSharding(d).getAxes();
+      auto resolved = resolve(view.sharding, op);
+      if (failed(resolved))
+        return failure();
+      int64_t parts = productOf(axes, resolved->second);
+      if (ShapedType::isDynamic(size) || size % parts == 0)
+        continue;
+      Location loc = op.getLoc();
+      int64_t block = llvm::divideCeil(size, parts);
+      rewriter.setInsertionPoint(op);
+      Value offset =
+          offsetOf(loc, resolved->first, resolved->second, axes, block);
+      Value rest = arith::SubIOp::create(
+          rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, size),
+          offset);
+      rest = arith::MaxSIOp::create(
+          rewriter, loc, rest,
+          arith::ConstantIndexOp::create(rewriter, loc, 0));
+      valid[dim.getPosition()] = arith::MinSIOp::create(
+          rewriter, loc, rest,
+          arith::ConstantIndexOp::create(rewriter, loc, block));
+    }
+  }
+  if (valid.empty())
+    return success();
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+    if (!type)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    SmallVector<int64_t> shape(type.getShape());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    bool cut = false;
+    for (int64_t d = 0; d < map.getNumResults(); ++d) {
+      AffineExpr expr = map.getResult(d);
+      offsets.push_back(rewriter.getIndexAttr(0));
+      strides.push_back(rewriter.getIndexAttr(1));
+      sizes.push_back(rewriter.getIndexAttr(shape[d]));
+      if (ShapedType::isDynamic(shape[d]))
+        sizes.back() =
+            tensor::DimOp::create(rewriter, op.getLoc(), operand->get(), d)
+                .getResult();
+      bool padded = llvm::any_of(valid, [&](const auto &entry) {
+        return expr.isFunctionOfDim(entry.first);
+      });
+      if (!padded)
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return op->emitOpError("reduces over a padded dimension through an "
+                               "index expression, which spmd-partition does "
+                               "not support");
+      sizes.back() = valid.lookup(dim.getPosition());
+      shape[d] = ShapedType::kDynamic;
+      cut = true;
+    }
+    if (!cut)
+      continue;
+    operand->set(tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), type.clone(shape), operand->get(), offsets,
+        sizes, strides));
+  }
   return success();
 }
 
@@ -557,7 +836,7 @@ LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
     Value value = operand.get();
     if (op.isDpsInit(&operand))
       value = op.getTiedOpResult(&operand);
-    TensorShardingAttr sharding = getSharding(value);
+    TensorShardingAttr sharding = shardingOf(value);
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!sharding || !type)
       continue;
@@ -716,7 +995,8 @@ LogicalResult Partitioner::run() {
       if (failed(fixShapeOps(op)))
         return failure();
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-        if (failed(fixLinalgIndices(linalgOp)))
+        if (failed(fixLinalgIndices(linalgOp)) ||
+            failed(cutPaddedReductions(linalgOp)))
           return failure();
     }
     recordInterface(func, argShardings, resultShardings, argTypes, resultTypes);

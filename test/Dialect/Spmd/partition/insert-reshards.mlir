@@ -121,15 +121,84 @@ func.func @slice(
   return %s : tensor<8x8xf32>
 }
 
-// Axes that do not divide a factor are not used.
+// Axes that do not divide a factor shard it with padding (each device's
+// block padded at the end) where the op computes right on padded blocks:
+// elementwise ops, and linalg ops (whose reductions spmd-partition cuts to
+// the valid part).
 // CHECK-LABEL: func @non_divisible
 func.func @non_divisible(
     %a: tensor<6x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
     -> tensor<6x16xf32> {
-  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
-  // CHECK: math.exp %[[R]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>}
+  // CHECK-NOT: spmd.reshard %arg0
+  // CHECK: %[[E:.*]] = math.exp %arg0 {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>}
+  // CHECK: spmd.reshard %[[E]] <@mesh, [{}, {}]>
   %0 = math.exp %a : tensor<6x16xf32>
   return %0 : tensor<6x16xf32>
+}
+
+// A contraction over a padded dimension stays sharded: unreduced over its
+// axes.
+// CHECK-LABEL: func @non_divisible_matmul
+func.func @non_divisible_matmul(
+    %a: tensor<6x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<10x7xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> (tensor<6x7xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  // CHECK-NOT: spmd.reshard %arg
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced={"y"}>]>} ins(%arg0, %arg1
+  // CHECK: spmd.reshard %[[M]] <@mesh, [{"x"}, {}]>
+  %e = tensor.empty() : tensor<6x7xf32>
+  %z = arith.constant 0.0 : f32
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<6x7xf32>) -> tensor<6x7xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<6x10xf32>, tensor<10x7xf32>) outs(%i : tensor<6x7xf32>) -> tensor<6x7xf32>
+  return %c : tensor<6x7xf32>
+}
+
+// Integer division could trap on the padding: the divisible layout.
+// CHECK-LABEL: func @non_divisible_division
+func.func @non_divisible_division(
+    %a: tensor<6x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> tensor<6x16xi32> {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+  // CHECK: arith.divsi %[[R]], %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>}
+  %c = arith.constant dense<3> : tensor<6x16xi32>
+  %0 = arith.divsi %a, %c : tensor<6x16xi32>
+  return %0 : tensor<6x16xi32>
+}
+
+// A dimension made of several factors has one padded layout, not one per
+// factor: the factors of a reshape stay divisible.
+// CHECK-LABEL: func @non_divisible_reshape
+func.func @non_divisible_reshape(
+    %a: tensor<6x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> tensor<96xf32> {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+  // CHECK: tensor.collapse_shape %[[R]] {{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>}
+  %0 = tensor.collapse_shape %a [[0, 1]] : tensor<6x16xf32> into tensor<96xf32>
+  return %0 : tensor<96xf32>
+}
+
+// A reshape that only adds a unit dimension keeps the padded factor.
+// CHECK-LABEL: func @non_divisible_expand
+func.func @non_divisible_expand(
+    %a: tensor<6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>})
+    -> tensor<6x1xf32> {
+  // CHECK-NOT: spmd.reshard %arg0
+  // CHECK: tensor.expand_shape %arg0 {{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>}
+  %0 = tensor.expand_shape %a [[0, 1]] output_shape [6, 1] : tensor<6xf32> into tensor<6x1xf32>
+  return %0 : tensor<6x1xf32>
+}
+
+// Unit dimensions are never padded: a reshape of them gives each its own
+// factor, which would drop the operand's.
+// CHECK-LABEL: func @unit_dims
+func.func @unit_dims(
+    %a: tensor<1x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> tensor<1x1x1xf32> {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+  // CHECK: math.exp %[[R]]
+  %0 = math.exp %a : tensor<1x1xf32>
+  %1 = tensor.expand_shape %0 [[0, 1], [2]] output_shape [1, 1, 1] : tensor<1x1xf32> into tensor<1x1x1xf32>
+  return %1 : tensor<1x1x1xf32>
 }
 
 // A sharding constraint becomes a reshard; a barrier and a group go.

@@ -2,15 +2,6 @@
 
 spmd.mesh @mesh = <["x"=4]>
 
-// expected-error @+1 {{'func.func' op argument shards dimension 0 of size 6 into 4 parts over axes ["x"]: non-divisible shardings are not supported by spmd-partition}}
-func.func @non_divisible(%arg0: tensor<6xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<6xf32> {
-  return %arg0 : tensor<6xf32>
-}
-
-// -----
-
-spmd.mesh @mesh = <["x"=4]>
-
 func.func @leftover(%arg0: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
   // expected-error @+1 {{'spmd.reshard' op must be removed before spmd-partition (run spmd-insert-reshards and spmd-reshard-to-collectives first)}}
   %0 = spmd.reshard %arg0 <@mesh, [{}]> : tensor<8xf32>

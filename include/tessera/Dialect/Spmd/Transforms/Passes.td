@@ -398,10 +398,16 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     tensors that already have it (or a list it is a prefix of); the heaviest
     candidate over all factors wins, its axes are taken, and the next
     factor is chosen among the axes left, so that no axis shards two
-    factors. Axes that do not divide a factor are cut, need-replication,
-    permutation and blocked factors stay unsharded, and a factor after a
-    partly sharded one in the same dimension is left unsharded so that
-    every tensor's sharding stays expressible.
+    factors. Axes that do not divide a factor are cut unless the factor may
+    be padded (each device's block padded at the end, as GSPMD does): a
+    factor larger than 1 that is the only factor larger than 1 of every
+    dimension it appears in, on an elementwise op, a linalg op with
+    projected-permutation maps (whose reductions `spmd-partition` cuts to
+    the valid part), or a slice, pad, concatenation or reshape, and not on
+    an op that divides integers (the padding could trap).
+    Need-replication, permutation and blocked factors stay unsharded, and a
+    factor after a partly sharded one in the same dimension is left
+    unsharded so that every tensor's sharding stays expressible.
 
     Operands whose sharding differs from the chosen one get an
     `spmd.reshard`. A result takes the chosen sharding; when a reduction
@@ -463,9 +469,15 @@ def SpmdPartitionPass : Pass<"spmd-partition", "ModuleOp"> {
     local block from local blocks. The pass
 
     - gives every value the local type of its sharding (each dimension
-      divided by the product of the sizes of its axes); a dimension whose
-      size is not divisible is rejected (`not supported`), as are sharded
-      dynamic dimensions;
+      divided by the product of the sizes of its axes; a dimension they do
+      not divide is padded at the end to ceil(size / parts) per device, and
+      a dynamic dimension stays dynamic);
+    - moves a padded dimension whose layout a collective changes through
+      the whole dimension: gathered with its padding cut off, then padded
+      with zeros and sliced (every gather of the collective before its
+      slices); a reduction of a linalg op over a padded dimension reads only
+      the valid part of each block (its inputs cut to
+      min(block, max(0, size - index * block)) elements);
     - turns the global-view collectives into `comm` collectives over the
       same axes (`all_gather`, `all_to_all`, `all_reduce`,
       `reduce_scatter`); `spmd.all_slice` becomes a `tensor.extract_slice`
