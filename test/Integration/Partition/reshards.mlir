@@ -26,6 +26,10 @@
 // RUN: tessera-run %s --entry integers --random-inputs --check --mesh x=4,y=2 | FileCheck %s
 // RUN: tessera-run %s --entry reduce_scatter --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry reduce_scatter --random-inputs --check --mesh x=1,y=8 | FileCheck %s
+// RUN: tessera-run %s --entry permute --random-inputs --check | FileCheck %s --check-prefix=TWO
+// RUN: tessera-run %s --entry permute --random-inputs --check --mesh x=2,y=2 | FileCheck %s --check-prefix=TWO
+// RUN: tessera-run %s --entry permute --random-inputs --check --mesh x=4,y=2 | FileCheck %s --check-prefix=TWO
+// RUN: tessera-run %s --entry permute --random-inputs --check --mesh x=1,y=8 | FileCheck %s --check-prefix=TWO
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
@@ -35,6 +39,16 @@
 // IR-LABEL: func.func @reduce_scatter
 // IR-NOT: comm.all
 // IR: comm.reduce_scatter sum %{{.*}} over @mesh {"y"} dim 0 : tensor<16x16xf32> -> tensor<4x16xf32>
+// IR-NOT: comm.
+// IR: return
+// The permute entry: the axes of a dimension in another order move each
+// block to one device (one comm.permute per result, nothing gathered), also
+// when the dimension is padded (12 rows over 8 devices).
+// IR-LABEL: func.func @permute
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"x", "y"} pairs [0 -> 0, 1 -> 4, 2 -> 1, 3 -> 5, 4 -> 2, 5 -> 6, 6 -> 3, 7 -> 7] : tensor<2x8xf32>
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"x", "y"} pairs [0 -> 0, 1 -> 4, 2 -> 1, 3 -> 5, 4 -> 2, 5 -> 6, 6 -> 3, 7 -> 7] : tensor<2x8xf32>
 // IR-NOT: comm.
 // IR: return
 
@@ -181,4 +195,15 @@ func.func @reduce_scatter(
   %i = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
   %m = linalg.matmul ins(%h, %w : tensor<16x32xf32>, tensor<32x16xf32>) outs(%i : tensor<16x16xf32>) -> tensor<16x16xf32>
   return %m : tensor<16x16xf32>
+}
+
+// Blocks that change devices but not size: permutes.
+func.func @permute(
+    %a: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>},
+    %b: tensor<12x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>})
+    -> (tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y", "x"}, {}]>},
+        tensor<12x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y", "x"}, {}]>}) {
+  %0 = math.exp %a : tensor<16x8xf32>
+  %1 = math.sin %b : tensor<12x8xf32>
+  return %0, %1 : tensor<16x8xf32>, tensor<12x8xf32>
 }

@@ -32,6 +32,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <map>
+
 namespace mlir::tessera::spmd {
 #define GEN_PASS_DEF_SPMDPARTITIONPASS
 #include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
@@ -78,6 +80,58 @@ comm::ReductionKind toComm(ReductionKind kind) {
     return comm::ReductionKind::Min;
   }
   llvm_unreachable("unknown reduction kind");
+}
+
+/// The index of the block of dimension sharded by `axes` that the device at
+/// logical coordinates `coords` of `mesh` holds.
+int64_t getBlockIndex(ArrayRef<AxisRefAttr> axes, ArrayRef<int64_t> coords,
+                      MeshAttr mesh) {
+  int64_t index = 0;
+  for (AxisRefAttr axis : toCommAxes(axes, mesh)) {
+    int64_t size = axis.getSize(mesh);
+    int64_t minor = axis.getSubAxisInfo() ? axis.getPreSize() : 1;
+    index = index * size +
+            (coords[*mesh.getAxisIndex(axis.getName())] / minor) % size;
+  }
+  return index;
+}
+
+/// The pairs of a `comm.permute` over every axis of `mesh` (logical
+/// positions) that moves each device's block of a tensor sharded by `from`
+/// to a device that holds it under `to`. Both shard every dimension into
+/// as many parts; the devices that hold a block under `from` are matched in
+/// order with those that need it under `to`.
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+getPermutePairs(TensorShardingAttr from, TensorShardingAttr to, MeshAttr mesh) {
+  SmallVector<int64_t> sizes;
+  for (MeshAxisAttr axis : mesh.getAxes())
+    sizes.push_back(axis.getSize());
+  int64_t numDevices = mesh.getTotalSize();
+  std::map<SmallVector<int64_t>, SmallVector<int64_t>> holders, needers;
+  SmallVector<int64_t> coords(sizes.size());
+  for (int64_t position = 0; position < numDevices; ++position) {
+    int64_t rest = position;
+    for (size_t a = sizes.size(); a-- > 0;) {
+      coords[a] = rest % sizes[a];
+      rest /= sizes[a];
+    }
+    SmallVector<int64_t> held, needed;
+    for (int64_t d = 0; d < from.getRank(); ++d) {
+      held.push_back(
+          getBlockIndex(from.getDimSharding(d).getAxes(), coords, mesh));
+      needed.push_back(
+          getBlockIndex(to.getDimSharding(d).getAxes(), coords, mesh));
+    }
+    holders[held].push_back(position);
+    needers[needed].push_back(position);
+  }
+  SmallVector<int64_t> sources, targets;
+  for (auto &[block, devices] : needers)
+    for (auto [source, target] : llvm::zip(holders[block], devices)) {
+      sources.push_back(source);
+      targets.push_back(target);
+    }
+  return {sources, targets};
 }
 
 /// True if `value` is all zeros: a zero splat constant or a fill with zero
@@ -596,8 +650,24 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
     // Reduced, the input holds the whole of what it will be sliced from.
     relayoutPadded();
     value = sliceLocal(loc, value, meshRef, mesh, lists);
+  } else if (isa<CollectivePermuteOp>(op) && source && sourceMesh == mesh &&
+             source.getUnreducedAxes().empty()) {
+    // Every dimension keeps its number of parts: each device sends its
+    // block to one device that holds it under the output's sharding.
+    auto [sources, targets] = getPermutePairs(source, out, mesh);
+    bool identity = llvm::all_of(llvm::zip(sources, targets), [](auto pair) {
+      return std::get<0>(pair) == std::get<1>(pair);
+    });
+    if (!identity) {
+      SmallVector<AxisRefAttr> all;
+      for (MeshAxisAttr axis : mesh.getAxes())
+        all.push_back(AxisRefAttr::get(ctx, axis.getName()));
+      value = comm::PermuteOp::create(rewriter, loc, value, meshRef, all,
+                                      sources, targets);
+    }
   } else if (isa<CollectivePermuteOp>(op)) {
-    // Gather everything on the input's mesh, slice on the output's.
+    // Another device order: gather everything on the input's mesh, slice
+    // on the output's.
     relayoutPadded();
     SmallVector<SmallVector<AxisRefAttr>> lists;
     for (auto [d, dim] : llvm::enumerate(out.getDimShardings())) {

@@ -6,7 +6,8 @@
 //
 // Each `spmd.reshard` becomes the global-view collectives that move its
 // input from the input's sharding to the reshard's: reduce what the target
-// no longer leaves unreduced, keep each dimension's common prefix, move axes
+// no longer leaves unreduced, permute blocks when every dimension keeps its
+// number of parts, otherwise keep each dimension's common prefix, move axes
 // between dimensions with all-to-all, gather the rest of what leaves and
 // slice what joins (see the pass description in Passes.td).
 //
@@ -51,6 +52,7 @@ private:
 
   LogicalResult reduce();
   LogicalResult gatherAll();
+  LogicalResult permute();
   LogicalResult moveAndSlice();
 
   ReshardOp op;
@@ -103,6 +105,39 @@ LogicalResult ReshardLowering::gatherAll() {
                               ListOfAxisRefListsAttr::get(ctx, lists), *out,
                               current);
   current = *out;
+  return success();
+}
+
+LogicalResult ReshardLowering::permute() {
+  // Every dimension keeps its number of parts but not its axes: each device
+  // sends its block to one other device instead of gathering and slicing.
+  // Partial sums cannot move between devices.
+  if (!current.getUnreducedAxes().empty())
+    return success();
+  bool same = true;
+  for (int64_t d = 0; d < current.getRank(); ++d) {
+    ArrayRef<AxisRefAttr> from = current.getDimSharding(d).getAxes();
+    ArrayRef<AxisRefAttr> to = target.getDimSharding(d).getAxes();
+    int64_t fromParts = 1, toParts = 1;
+    for (AxisRefAttr axis : from)
+      fromParts *= axis.getSize(mesh);
+    for (AxisRefAttr axis : to)
+      toParts *= axis.getSize(mesh);
+    if (fromParts != toParts)
+      return success();
+    same &= from == to;
+  }
+  if (same)
+    return success();
+  SmallVector<DimensionShardingAttr> dims;
+  for (DimensionShardingAttr dim : target.getDimShardings())
+    dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
+                                              /*isClosed=*/true));
+  auto out = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {}, {},
+                                     ReductionKind::Sum);
+  value =
+      CollectivePermuteOp::create(builder, op.getLoc(), value, out, current);
+  current = out;
   return success();
 }
 
@@ -220,7 +255,7 @@ FailureOr<Value> ReshardLowering::lower() {
                                                 type.getRank(), true);
   }
   // Unreduced axes the target keeps stay; the others are reduced first.
-  if (failed(reduce()) || failed(moveAndSlice()))
+  if (failed(reduce()) || failed(permute()) || failed(moveAndSlice()))
     return failure();
   // New unreduced axes.
   SmallVector<AxisRefAttr> introduce = getAxisSetDiff(

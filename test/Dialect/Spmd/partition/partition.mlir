@@ -149,3 +149,16 @@ func.func @sub_axis(%arg0: tensor<8xf32>) -> (tensor<8xf32> {spmd.sharding = #sp
   %0 = spmd.all_slice [{"x":(1)2}] %arg0 in_sharding=<@four, [{}]> out_sharding=<@four, [{"x":(1)2}]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// A permute on one mesh sends each device's block to the device that holds
+// it under the output's sharding (logical positions over every axis); the
+// devices holding a block (block 0 on y = 0 and 2 of both "x" rows) are
+// matched in order with those that need it (block 0 on x = 0).
+// CHECK-LABEL: func @permute
+// CHECK: %[[P:.*]] = comm.permute %arg0 over @mesh {"x", "y"} pairs [0 -> 0, 2 -> 1, 4 -> 2, 6 -> 3, 1 -> 4, 3 -> 5, 5 -> 6, 7 -> 7] : tensor<4x16xf32>
+// CHECK-NEXT: return %[[P]]
+func.func @permute(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y":(2)2}, {}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %0 = spmd.collective_permute %arg0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

@@ -54,13 +54,44 @@ func.func @swap(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [
   return %0 : tensor<8x16xf32>
 }
 
-// Reordering the axes of one dimension.
+// Reordering the axes of one dimension keeps its number of parts: each
+// device sends its block to one other device.
 // CHECK-LABEL: func @reorder
 func.func @reorder(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>}) -> tensor<8x16xf32> {
-  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"x", "y"}, {}] %arg0
-  // CHECK-NEXT: spmd.all_slice [{"y", "x"}, {}] %[[G]]
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %arg0 in_sharding=<@mesh, [{"x", "y"}, {}]> out_sharding=<@mesh, [{"y", "x"}, {}]>
+  // CHECK-NEXT: return %[[P]]
   %0 = spmd.reshard %arg0 <@mesh, [{"y", "x"}, {}]> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
+}
+
+// Axes of the same size swapped between dimensions, and an axis replaced
+// by a sub-axis of another of the same size: permutes.
+// CHECK-LABEL: func @permute_dims
+func.func @permute_dims(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@sub, [{"a":(1)2}, {"b"}]>}) -> tensor<16x16xf32> {
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %arg0 in_sharding=<@sub, [{"a":(1)2}, {"b"}]> out_sharding=<@sub, [{"b"}, {"a":(2)2}]>
+  // CHECK-NEXT: return %[[P]]
+  %0 = spmd.reshard %arg0 <@sub, [{"b"}, {"a":(2)2}]> : tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// Partial sums do not move between devices: reduced first, then permuted.
+// CHECK-LABEL: func @permute_unreduced
+func.func @permute_unreduced(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@sub, [{"a":(1)2}, {}], unreduced={"b"}>}) -> tensor<16x16xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"b"} %arg0
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %[[R]] in_sharding=<@sub, [{"a":(1)2}, {}]> out_sharding=<@sub, [{"b"}, {}]>
+  // CHECK-NEXT: return %[[P]]
+  %0 = spmd.reshard %arg0 <@sub, [{"b"}, {}]> : tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// Unreduced axes the target keeps stay where they are: no permute.
+// CHECK-LABEL: func @keep_unreduced
+func.func @keep_unreduced(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@sub, [{"a":(1)2}, {}], unreduced={"b"}>}) -> tensor<16x16xf32> {
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"a":(1)2}, {}] %arg0
+  // CHECK-NEXT: %[[S:.*]] = spmd.all_slice [{"a":(2)2}, {}] %[[G]]
+  // CHECK-NEXT: return %[[S]]
+  %0 = spmd.reshard %arg0 <@sub, [{"a":(2)2}, {}], unreduced={"b"}> : tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
 }
 
 // Sub-axes: the common prefix "a":(1)2 stays.

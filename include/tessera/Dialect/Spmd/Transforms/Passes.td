@@ -443,7 +443,11 @@ def SpmdReshardToCollectivesPass
     Replaces every `spmd.reshard` by the collectives that move its input's
     data to its sharding (Shardy's `reshard-to-collectives`), in this order:
     `spmd.all_reduce` of the input's `unreduced` axes that the target does
-    not keep (with their kind); per dimension, the longest common prefix
+    not keep (with their kind); when no unreduced axes remain and every
+    dimension keeps its number of parts but not its axes (axes reordered,
+    swapped between dimensions, replaced by others of the same size), one
+    `spmd.collective_permute` (each device sends its block to one device);
+    otherwise, per dimension, the longest common prefix
     of the input's and the target's axes stays; an axis list that leaves
     one dimension and is exactly what another dimension gains becomes an
     `spmd.all_to_all`; every other axis that leaves a dimension is
@@ -480,7 +484,10 @@ def SpmdPartitionPass : Pass<"spmd-partition", "ModuleOp"> {
       min(block, max(0, size - index * block)) elements);
     - turns the global-view collectives into `comm` collectives over the
       same axes (`all_gather`, `all_to_all`, `all_reduce`,
-      `reduce_scatter`); `spmd.all_slice` becomes a `tensor.extract_slice`
+      `reduce_scatter`); a `collective_permute` on one mesh becomes a
+      `comm.permute` over all its axes whose pairs send each device's
+      block to a device that holds it under the output's sharding (one on
+      another device order gathers and slices); `spmd.all_slice` becomes a `tensor.extract_slice`
       at the offset `comm.axis_index` of the slicing axes gives, and
       `spmd.replicated_to_unreduced` keeps the value on the first device
       of each group and zeros elsewhere;
