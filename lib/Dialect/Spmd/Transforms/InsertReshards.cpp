@@ -582,6 +582,46 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
     }
     return success();
   }
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+    // The values the condition forwards become the after block's arguments
+    // and the results; the inits and the after block's yielded values
+    // become the before block's arguments, which share the result's
+    // sharding when their types match (a data-flow edge) and are
+    // replicated otherwise.
+    scf::ConditionOp condition = whileOp.getConditionOp();
+    scf::YieldOp yield = whileOp.getYieldOp();
+    for (auto [index, result] : llvm::enumerate(whileOp.getResults()))
+      if (isa<RankedTensorType>(result.getType()))
+        reshardTo(condition.getArgsMutable()[index], result);
+    for (BlockArgument arg : whileOp.getBeforeArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type)
+        continue;
+      unsigned index = arg.getArgNumber();
+      if (auto result = dyn_cast<OpResult>(getShardingOwner(arg))) {
+        reshardTo(whileOp.getInitsMutable()[index], result);
+        reshardTo(yield.getResultsMutable()[index], result);
+        continue;
+      }
+      for (OpOperand *operand : {&whileOp.getInitsMutable()[index],
+                                 &yield.getResultsMutable()[index]})
+        if (TensorShardingAttr current = getSharding(operand->get()))
+          reshardOperand(*operand, replicated(ctx, current.getMeshOrRef(),
+                                              type.getRank()));
+    }
+    return success();
+  }
+  if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
+    for (Region &region : switchOp->getRegions()) {
+      if (region.empty())
+        continue;
+      Operation *yield = region.front().getTerminator();
+      for (auto [index, result] : llvm::enumerate(switchOp.getResults()))
+        if (isa<RankedTensorType>(result.getType()))
+          reshardTo(yield->getOpOperand(index), result);
+    }
+    return success();
+  }
   // Other region ops carrying sharded tensors are not partitioned.
   for (Value value : op->getResults())
     if (TensorShardingAttr sharding = getSharding(value))

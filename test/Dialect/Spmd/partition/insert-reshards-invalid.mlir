@@ -27,14 +27,10 @@ func.func @region_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 spmd.mesh @mesh = <["x"=2]>
 
-func.func @while_loop(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
-  %c = arith.constant true
-  // expected-error @+1 {{'scf.while' op carries sharded tensors through its regions, which spmd-insert-reshards does not support}}
-  %0 = scf.while (%t = %x) : (tensor<8xf32>) -> tensor<8xf32> {
-    scf.condition(%c) %t : tensor<8xf32>
-  } do {
-  ^bb0(%t: tensor<8xf32>):
-    scf.yield %t : tensor<8xf32>
-  } attributes {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>}
+func.func @execute_region(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{'scf.execute_region' op carries sharded tensors through its regions, which spmd-insert-reshards does not support}}
+  %0 = scf.execute_region -> tensor<8xf32> {
+    scf.yield %x : tensor<8xf32>
+  } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>}
   return %0 : tensor<8xf32>
 }

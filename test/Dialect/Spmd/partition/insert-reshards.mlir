@@ -280,3 +280,65 @@ func.func @recreate(
   %0 = arith.addf %a, %f {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
+
+// scf.while: the condition's forwarded values take the results' sharding,
+// and so do the inits and the after block's yielded values (the before
+// block's arguments share it).
+// CHECK-LABEL: func @while_loop
+// CHECK: scf.while (%[[T:.*]] = %arg0)
+// CHECK: scf.condition(%{{.*}}) %[[T]]
+// CHECK: arith.addf
+// CHECK: %[[R:.*]] = spmd.reshard %{{.*}} <@mesh, [{}, {"y"}]>
+// CHECK: %[[Y:.*]] = spmd.reshard %[[R]] <@mesh, [{"x"}, {}]>
+// CHECK: scf.yield %[[Y]]
+// CHECK: } attributes {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}
+func.func @while_loop(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+                      %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>}) -> tensor<8x16xf32> {
+  %c = arith.constant true
+  %0 = scf.while (%t = %a) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+    scf.condition(%c) %t : tensor<8x16xf32>
+  } do {
+  ^bb0(%t: tensor<8x16xf32>):
+    %s = arith.addf %t, %b {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : tensor<8x16xf32>
+    scf.yield %s : tensor<8x16xf32>
+  } attributes {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}
+  return %0 : tensor<8x16xf32>
+}
+
+// A while whose before block carries another type than the results: its
+// tensor arguments stay replicated.
+// CHECK-LABEL: func @while_other_types
+// CHECK: %[[I:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
+// CHECK: scf.while (%{{.*}} = %[[I]])
+func.func @while_other_types(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8xf32> {
+  %c = arith.constant true
+  %0 = scf.while (%t = %a) : (tensor<8x16xf32>) -> tensor<8xf32> {
+    %s = tensor.extract_slice %t[0, 0] [8, 1] [1, 1] : tensor<8x16xf32> to tensor<8xf32>
+    scf.condition(%c) %s : tensor<8xf32>
+  } do {
+  ^bb0(%v: tensor<8xf32>):
+    %e = tensor.empty() : tensor<8x16xf32>
+    %b = linalg.broadcast ins(%v : tensor<8xf32>) outs(%e : tensor<8x16xf32>) dimensions = [1]
+    scf.yield %b : tensor<8x16xf32>
+  }
+  return %0 : tensor<8xf32>
+}
+
+// scf.index_switch: every case yields the result's sharding.
+// CHECK-LABEL: func @switch
+// CHECK: case 0 {
+// CHECK-NEXT: scf.yield %arg1
+// CHECK: default {
+// CHECK-NEXT: %[[R:.*]] = spmd.reshard %arg2 <@mesh, [{"x"}, {}]>
+// CHECK-NEXT: scf.yield %[[R]]
+func.func @switch(%i: index, %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+                  %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>}) -> tensor<8x16xf32> {
+  %0 = scf.index_switch %i {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} -> tensor<8x16xf32>
+  case 0 {
+    scf.yield %a : tensor<8x16xf32>
+  }
+  default {
+    scf.yield %b : tensor<8x16xf32>
+  }
+  return %0 : tensor<8x16xf32>
+}

@@ -424,10 +424,13 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     Other ops: `spmd.sharding_constraint` becomes a reshard;
     propagation barriers and sharding groups are removed; the operands of
     `spmd.manual_computation`, `func.return`, `spmd.return`, `func.call`,
-    `scf.for` and `scf.if` (inits and yields) are resharded to the
+    `scf.for`, `scf.while`, `scf.if` and `scf.index_switch` (inits,
+    yields and the values `scf.condition` forwards) are resharded to the
     shardings their users declare (in_shardings, the function's result
     shardings, the callee's argument shardings, the loop's or
-    conditional's result sharding). Ops without a sharding rule compute on
+    conditional's result sharding; the before block of an `scf.while`
+    whose arguments do not have the results' types is replicated). Other
+    region ops whose results are sharded are rejected. Ops without a sharding rule compute on
     replicated values: their tensor operands are resharded to replicated
     and their results are replicated (a reshard restores a declared
     sharding). `tensor.empty`, `arith.constant` and `tensor.splat` keep
