@@ -632,19 +632,53 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
   return success();
 }
 
+/// Inlines every `spmd.auto_axes` and `spmd.explicit_axes`: their bodies
+/// are global-view code whose ops propagation (or explicit inference)
+/// annotated, so only their boundaries move data. An explicit_axes operand
+/// is resharded to its `in_shardings`, an auto_axes result to its
+/// `out_shardings`. (An auto_axes operand enters with the listed axes
+/// erased from its sharding, and an explicit_axes result leaves so, the
+/// same data, which the ops that use it reshard as they need.)
+void inlineAxisTypeRegions(ModuleOp module) {
+  SmallVector<Operation *> regionOps;
+  module.walk([&](Operation *op) {
+    if (isa<AutoAxesOp, ExplicitAxesOp>(op))
+      regionOps.push_back(op);
+  });
+  for (Operation *op : regionOps) {
+    OpBuilder builder(op);
+    Block &body = op->getRegion(0).front();
+    auto explicitOp = dyn_cast<ExplicitAxesOp>(op);
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      Value arg = operand;
+      if (explicitOp && explicitOp.getInShardings())
+        arg = ReshardOp::create(builder, op->getLoc(), operand,
+                                explicitOp.getInShardings()->getShardings()[i]);
+      body.getArgument(i).replaceAllUsesWith(arg);
+    }
+    Operation *terminator = body.getTerminator();
+    SmallVector<Value> returned(terminator->getOperands());
+    SmallVector<TensorShardingAttr> targets(op->getNumResults());
+    if (auto autoOp = dyn_cast<AutoAxesOp>(op);
+        autoOp && autoOp.getOutShardings())
+      llvm::copy(autoOp.getOutShardings()->getShardings(), targets.begin());
+    terminator->erase();
+    op->getBlock()->getOperations().splice(Block::iterator(op),
+                                           body.getOperations());
+    builder.setInsertionPoint(op);
+    SmallVector<Value> results;
+    for (auto [value, target] : llvm::zip(returned, targets))
+      results.push_back(
+          target ? ReshardOp::create(builder, op->getLoc(), value, target)
+                 : value);
+    op->replaceAllUsesWith(results);
+    op->erase();
+  }
+}
+
 LogicalResult ReshardInserter::run() {
   MLIRContext *ctx = module.getContext();
-  if (module
-          .walk([&](Operation *op) {
-            if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
-              op->emitOpError("is not supported by spmd-insert-reshards; "
-                              "inline it first");
-              return WalkResult::interrupt();
-            }
-            return WalkResult::advance();
-          })
-          .wasInterrupted())
-    return failure();
+  inlineAxisTypeRegions(module);
 
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {

@@ -15,18 +15,6 @@ func.func @two_meshes(
 
 spmd.mesh @mesh = <["x"=2]>
 
-func.func @region_axes(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'spmd.auto_axes' op is not supported by spmd-insert-reshards; inline it first}}
-  %0 = spmd.auto_axes(%x) axes={"x"} out_shardings=[<@mesh, [{}]>] (%l: tensor<8xf32>) {
-    spmd.return %l : tensor<8xf32>
-  } : (tensor<8xf32>) -> tensor<8xf32>
-  return %0 : tensor<8xf32>
-}
-
-// -----
-
-spmd.mesh @mesh = <["x"=2]>
-
 func.func @execute_region(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
   // expected-error @+1 {{'scf.execute_region' op carries sharded tensors through its regions, which spmd-insert-reshards does not support}}
   %0 = scf.execute_region -> tensor<8xf32> {

@@ -342,3 +342,38 @@ func.func @switch(%i: index, %a: tensor<8x16xf32> {spmd.sharding = #spmd.shardin
   }
   return %0 : tensor<8x16xf32>
 }
+
+spmd.mesh @emesh = <["x"=2, "y"=4], axis_types=[explicit, explicit]>
+
+// spmd.auto_axes is inlined: its body's ops keep the shardings
+// propagation gave them, and each result is resharded to its
+// out_shardings (then to the unannotated function result's replicated
+// sharding).
+// CHECK-LABEL: func @auto_axes
+// CHECK-NOT: spmd.auto_axes
+// CHECK: %[[N:.*]] = arith.negf %arg0 {spmd.sharding = #spmd.sharding_per_value<[<@emesh, [{"x"}, {"y"}]>]>}
+// CHECK: %[[R:.*]] = spmd.reshard %[[N]] <@emesh, [{"x"}, {}]>
+// CHECK: spmd.reshard %[[R]] <@emesh, [{}, {}]>
+func.func @auto_axes(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@emesh, [{"x"}, {"y"}]>}) -> tensor<8x16xf32> {
+  %r = spmd.auto_axes(%x) axes={"x"} out_shardings=[<@emesh, [{"x"}, {}]>] (%arg: tensor<8x16xf32>) {
+    %0 = arith.negf %arg {spmd.sharding = #spmd.sharding_per_value<[<@emesh, [{"x"}, {"y"}]>]>} : tensor<8x16xf32>
+    spmd.return %0 : tensor<8x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// spmd.explicit_axes is inlined: each operand is resharded to its
+// in_shardings; the result leaves with the body's sharding.
+// CHECK-LABEL: func @explicit_axes
+// CHECK-NOT: spmd.explicit_axes
+// CHECK: %[[I:.*]] = spmd.reshard %arg0 <@mesh, [{}, {"y"}]>
+// CHECK: %[[N:.*]] = arith.negf %[[I]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>}
+// CHECK: return %[[N]]
+func.func @explicit_axes(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>}) {
+  %r = spmd.explicit_axes(%x) axes={"x", "y"} in_shardings=[<@mesh, [{}, {"y"}]>] (%arg: tensor<8x16xf32>) {
+    %0 = arith.negf %arg {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : tensor<8x16xf32>
+    spmd.return %0 : tensor<8x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

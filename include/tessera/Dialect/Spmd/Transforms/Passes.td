@@ -421,6 +421,11 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     `spmd.reshard` to it follows the op (reducing the unreduced axes unless
     that sharding keeps them unreduced).
 
+    First, `spmd.auto_axes` and `spmd.explicit_axes` are inlined (their
+    bodies are global-view code that propagation annotated): an
+    explicit_axes operand is resharded to its `in_shardings`, an auto_axes
+    result to its `out_shardings`.
+
     Other ops: `spmd.sharding_constraint` becomes a reshard;
     propagation barriers and sharding groups are removed; the operands of
     `spmd.manual_computation`, `func.return`, `spmd.return`, `func.call`,
