@@ -1,6 +1,7 @@
 // JAX's auto_axes and explicit_axes regions (spmd.auto_axes,
 // spmd.explicit_axes) in partitioned programs: their bodies are inlined by
-// spmd-insert-reshards, with the data resharded at their boundaries. Each
+// spmd-insert-reshards, with the data resharded at their boundaries; and a
+// program on two meshes with the same axes in different device orders. Each
 // runs on several emulated meshes and must match the single-device
 // reference.
 // RUN: tessera-run %s --entry auto --random-inputs --check | FileCheck %s
@@ -9,6 +10,8 @@
 // RUN: tessera-run %s --entry explicit --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry explicit --random-inputs --check --mesh x=1,y=4 | FileCheck %s
 // RUN: tessera-run %s --entry explicit --random-inputs --check --mesh x=4,y=2 | FileCheck %s
+// RUN: tessera-run %s --entry device_order --random-inputs --check | FileCheck %s
+// RUN: tessera-run %s --entry device_order --random-inputs --check --mesh x=4,y=2 | FileCheck %s
 // CHECK: check: all 1 results match the single-device reference
 
 // An explicit mesh: the body of auto_axes lets propagation shard "x".
@@ -37,4 +40,14 @@ func.func @explicit(%x: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@amesh, 
   } : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
   %o = arith.negf %r : tensor<8x6xf32>
   return %o : tensor<8x6xf32>
+}
+
+// The same axes in another device order: the result moves between meshes.
+spmd.mesh @reversed = <["x"=2, "y"=2], device_ids=[3, 2, 1, 0]>
+
+func.func @device_order(%x: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@amesh, [{"x", "y"}, {}]>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@reversed, [{"x"}, {"y"}]>}) {
+  %0 = math.exp %x : tensor<8x4xf32>
+  %1 = arith.mulf %0, %x : tensor<8x4xf32>
+  return %1 : tensor<8x4xf32>
 }

@@ -325,8 +325,11 @@ private:
 
 FailureOr<std::pair<Attribute, MeshAttr>>
 ReshardInserter::getCommonMesh(Operation *op) {
-  SmallVector<Value> values(op->getOperands());
-  llvm::append_range(values, op->getResults());
+  // The results' mesh (one per op), else the first operand's. Operands on
+  // a mesh with the same axes in another device order are resharded to it
+  // (a collective permute); meshes with other axes cannot meet.
+  SmallVector<Value> values(op->getResults());
+  llvm::append_range(values, op->getOperands());
   Attribute meshRef;
   MeshAttr mesh;
   for (Value value : values) {
@@ -336,10 +339,12 @@ ReshardInserter::getCommonMesh(Operation *op) {
     MeshAttr current = sharding.getMesh(op, &symbols);
     if (!current)
       return op->emitOpError("has a sharding whose mesh cannot be resolved");
-    if (mesh && current != mesh)
+    if (mesh && current != mesh && current.getAxes() != mesh.getAxes())
       return op->emitOpError(
-          "has operands or results on different meshes, which "
+          "has operands or results on meshes with different axes, which "
           "spmd-insert-reshards does not support");
+    if (mesh)
+      continue;
     mesh = current;
     meshRef = sharding.getMeshOrRef();
   }

@@ -377,3 +377,16 @@ func.func @explicit_axes(%x: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@m
   } : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// An operand on a mesh with the same axes in another device order is
+// resharded to the op's mesh (the results').
+spmd.mesh @reversed = <["x"=2, "y"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
+
+// CHECK-LABEL: func @device_order
+// CHECK: %[[R:.*]] = spmd.reshard %arg0 <@reversed, [{"x"}, {}]>
+// CHECK: arith.negf %[[R]] {spmd.sharding = #spmd.sharding_per_value<[<@reversed, [{"x"}, {}]>]>}
+func.func @device_order(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@reversed, [{"x"}, {}]>}) {
+  %0 = arith.negf %a {spmd.sharding = #spmd.sharding_per_value<[<@reversed, [{"x"}, {}]>]>} : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}

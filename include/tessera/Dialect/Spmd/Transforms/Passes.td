@@ -391,7 +391,10 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
                 "factors";
   let description = [{
     The first export step after propagation (Shardy's
-    `insert-explicit-reshards`). For every op with a sharding rule, the
+    `insert-explicit-reshards`). Each op works on one mesh, its results'
+    (else its first sharded operand's); an operand on a mesh with the same
+    axes in another device order is resharded to it, and meshes with
+    other axes are rejected. For every op with a sharding rule, the
     shardings of its operands and results are projected onto the rule's
     factors and one consistent factor sharding is chosen greedily: each
     candidate axis list of a factor is weighed by the total size of the
