@@ -11,12 +11,15 @@
 # on the batch, weights alternating column- and row-parallel, only function
 # arguments annotated) and each N, runs side by side in the same run:
 #
-#   tessera-opt --tessera-partition --mlir-timing
+#   tessera-opt --tessera-partition --mlir-timing --verify-each=false
 #   mlir-opt --pass-pipeline='builtin.module(func.func(
 #       sharding-propagation{traversal=forward-backward},shard-partition))'
-#       --mlir-timing                       (mlir-opt from /usr/lib/llvm-22)
+#       --mlir-timing --verify-each=false   (mlir-opt from /usr/lib/llvm-22)
 #
-# and prints the partitioning passes' own time (Tessera: spmd-check-vma,
+# both with --verify-each=false (otherwise the IR verifier runs after every
+# pass and is counted in that pass's time: four times on Tessera's side,
+# once on upstream's), and prints the partitioning passes' own time
+# (Tessera: spmd-check-vma,
 # spmd-insert-reshards, spmd-reshard-to-collectives and spmd-partition;
 # upstream: shard-partition), the whole run's wall time and peak memory (GNU
 # time), the ratio of the partitioning times, and what Tessera's per-device
@@ -62,10 +65,10 @@ for model in mlp transformer; do
     python3 "$here/gen-propagation-module.py" --model "$model" --layers "$n" \
       --form upstream -o "$u"
     /usr/bin/time -f "%e %M" -o "$tmp/time.t" "$opt" "$t" --tessera-partition \
-      --mlir-timing -o "$tmp/out.mlir" 2> "$tmp/timing.t"
+      --mlir-timing --verify-each=false -o "$tmp/out.mlir" 2> "$tmp/timing.t"
     /usr/bin/time -f "%e %M" -o "$tmp/time.u" "$upstream" "$u" \
       --pass-pipeline='builtin.module(func.func(sharding-propagation{traversal=forward-backward},shard-partition))' \
-      --mlir-timing -o /dev/null 2> "$tmp/timing.u"
+      --mlir-timing --verify-each=false -o /dev/null 2> "$tmp/timing.u"
     tp="$(pass_time 'SpmdCheckVma|SpmdInsertReshards|SpmdReshardToCollectives|SpmdPartition' "$tmp/timing.t")"
     up="$(pass_time 'Partition' "$tmp/timing.u")"
     read -r tt tm < "$tmp/time.t"
