@@ -15,10 +15,12 @@ func.func @not_a_mesh() -> index {
 
 spmd.mesh @mesh = <["x"=2, "y"=4, "z"=1]>
 
-// Tests that consecutive sub-axes that can be merged are rejected.
+// Tests that consecutive sub-axes that can be merged are rejected: in the
+// comm notation "y":(2)2 is the major half of "y" (after the minor part of
+// size 2) and "y":(1)2 the minor half, so major then minor is "y".
 func.func @mergeable_sub_axes() -> index {
-  // expected-error @+1 {{'comm.axis_size' op two consecutive sub-axes can be merged: "y":(1)2, "y":(2)2}}
-  %0 = comm.axis_size over @mesh {"y":(1)2, "y":(2)2} : index
+  // expected-error @+1 {{'comm.axis_size' op two consecutive sub-axes can be merged: "y":(2)2, "y":(1)2}}
+  %0 = comm.axis_size over @mesh {"y":(2)2, "y":(1)2} : index
   return %0 : index
 }
 

@@ -272,7 +272,7 @@ func.func @all_reduce_canonical_axes(%x: tensor<4xf32>) -> (tensor<4xf32>, tenso
   // CHECK: comm.all_reduce sum %{{.*}} over @mesh {"x", "y"} : tensor<4xf32>
   %0 = comm.all_reduce sum %x over @mesh {"y", "z", "x"} : tensor<4xf32>
   // CHECK: comm.all_reduce max %{{.*}} over @mesh {"y"} : tensor<4xf32>
-  %1 = comm.all_reduce max %x over @mesh {"y":(4)2, "y":(1)4} : tensor<4xf32>
+  %1 = comm.all_reduce max %x over @mesh {"y":(1)4, "y":(4)2} : tensor<4xf32>
   // CHECK: comm.all_reduce min %{{.*}} over @mesh {"y":(1)2, "y":(4)2} : tensor<4xf32>
   %2 = comm.all_reduce min %x over @mesh {"y":(4)2, "y":(1)2} : tensor<4xf32>
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>

@@ -174,6 +174,15 @@ func.func @axis_index_size() -> (index, i32, i64, index, i32, i64) {
   return %0, %1, %2, %3, %4, %5 : index, i32, i64, index, i32, i64
 }
 
+// Tests that the two halves of "y" minor first are a valid (unmergeable)
+// list: the index (y mod 2) * 2 + y floordiv 2, not that of "y".
+// CHECK-LABEL: func.func @sub_axes_minor_first
+func.func @sub_axes_minor_first() -> index {
+  // CHECK: comm.axis_index over @mesh {"y":(1)2, "y":(2)2} : index
+  %0 = comm.axis_index over @mesh {"y":(1)2, "y":(2)2} : index
+  return %0 : index
+}
+
 // GENERIC-LABEL: sym_name = "axis_index_size"
 // GENERIC: "comm.axis_index"() <{axes = #spmd.axis_ref_list<{"x", "y"}>, mesh = @mesh}> : () -> index
 // GENERIC: "comm.axis_size"() <{axes = #spmd.axis_ref_list<{"x", "y"}>, mesh = @mesh}> : () -> index

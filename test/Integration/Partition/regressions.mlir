@@ -5,6 +5,7 @@
 // RUN: tessera-run %s --entry explicitly_replicated --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry sub_axis_argument --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry vector_absi --random-inputs --check | FileCheck %s --check-prefix=THREE
+// RUN: tessera-run %s --entry minor_first --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry returned_twice --random-inputs --print-results | FileCheck %s --check-prefix=TWICE
 
 // CHECK: check: all 1 results match the single-device reference
@@ -69,4 +70,14 @@ func.func @vector_absi(%a0: tensor<4x4x4xi32>, %a1: tensor<32x2xi32>) -> (tensor
   %v6_f = linalg.fill ins(%v6_z : i32) outs(%v6_e : tensor<4x2xi32>) -> tensor<4x2xi32>
   %v6 = linalg.matmul ins(%v5, %a1 : tensor<4x32xi32>, tensor<32x2xi32>) outs(%v6_f : tensor<4x2xi32>) -> tensor<4x2xi32>
   return %v2, %v3, %v6 : tensor<8x4x4xi32>, tensor<8xi32>, tensor<4x2xi32>
+}
+
+// The halves of "x" minor first, ("x":(2)2 then "x":(1)2 in the sharding
+// grammar) are "x":(1)2 then "x":(2)2 in comm's notation, which counts the
+// minor parts: a valid list that comm's verifier took for a mergeable one
+// (it applied the sharding grammar's rule).
+func.func @minor_first(%a: tensor<2x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x":(2)2}, {"x":(1)2}]>}) -> tensor<6xf32> {
+  %0 = math.sin %a : tensor<2x3xf32>
+  %1 = tensor.collapse_shape %0 [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  return %1 : tensor<6xf32>
 }

@@ -89,8 +89,8 @@ static spmd::MeshAttr verifyMeshAndAxes(MeshAxesOpInterface op,
   }
   spmd::EmitErrorFn emitError = spmd::getEmitErrorFn(operation);
   SmallVector<spmd::AxisRefAttr> seen;
-  if (failed(
-          spmd::verifyAxisRefList(op.getAxisRefs(), mesh, emitError, seen)) ||
+  if (failed(spmd::verifyAxisRefList(op.getAxisRefs(), mesh, emitError, seen,
+                                     /*minorPreSizes=*/true)) ||
       failed(spmd::verifySubAxes(seen, mesh, emitError)) ||
       failed(verifyBoundAxes(operation, mesh, op.getAxisRefs())))
     return {};

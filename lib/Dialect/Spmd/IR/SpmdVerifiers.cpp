@@ -39,10 +39,9 @@ ManualAxisToOwner mlir::tessera::spmd::getParentManualAxes(Operation *op) {
   return result;
 }
 
-LogicalResult
-mlir::tessera::spmd::verifyAxisRefList(ArrayRef<AxisRefAttr> axes,
-                                       MeshAttr mesh, EmitErrorFn emitError,
-                                       SmallVectorImpl<AxisRefAttr> &seen) {
+LogicalResult mlir::tessera::spmd::verifyAxisRefList(
+    ArrayRef<AxisRefAttr> axes, MeshAttr mesh, EmitErrorFn emitError,
+    SmallVectorImpl<AxisRefAttr> &seen, bool minorPreSizes) {
   // Sub-axis sizes are checked later, over every list of the sharding (see
   // verifySubAxes), as Shardy does.
   AxisRefAttr prev;
@@ -51,7 +50,8 @@ mlir::tessera::spmd::verifyAxisRefList(ArrayRef<AxisRefAttr> axes,
       return emitError("unknown axis name: \"") << ref.getName() << "\"";
     if (llvm::is_contained(seen, ref))
       return emitError("duplicate axis ref: ") << ref.toString();
-    if (ref.getSubAxisInfo() && prev && prev.canMerge(ref))
+    if (ref.getSubAxisInfo() && prev &&
+        (minorPreSizes ? ref.canMerge(prev) : prev.canMerge(ref)))
       return emitError("two consecutive sub-axes can be merged: ")
              << prev.toString() << ", " << ref.toString();
     seen.push_back(ref);

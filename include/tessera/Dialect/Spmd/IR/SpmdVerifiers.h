@@ -105,10 +105,15 @@ verifyFunctionShardingSymbolUses(FunctionOpInterface func,
 
 /// Verifies a list of axis refs against `mesh`: known axes, no duplicates
 /// (also against `seen`, which is updated), merged sub-axes, valid and
-/// non-overlapping sub-axes.
+/// non-overlapping sub-axes. With `minorPreSizes` the sub-axes are in the
+/// `comm` notation, where `"x":(m)k` is the part of size k after the
+/// *minor* parts of product m (the sharding grammar counts the major
+/// parts), so two consecutive sub-axes merge when the first is the part
+/// just major to the second.
 LogicalResult verifyAxisRefList(ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
                                 EmitErrorFn emitError,
-                                llvm::SmallVectorImpl<AxisRefAttr> &seen);
+                                llvm::SmallVectorImpl<AxisRefAttr> &seen,
+                                bool minorPreSizes = false);
 
 /// Verifies a complete set of axis refs (e.g. all the refs of a sharding)
 /// for overlapping sub-axes and sub-axes used beside their full axis.
