@@ -121,6 +121,20 @@ void printShardingGrid(const ShardingView &view,
   std::printf("%s: %s  %s\n", view.label.c_str(), view.type.c_str(),
               view.sharding.c_str());
   size_t rank = shape.size();
+  // Dimensions the blocks do not divide: every block has the same size,
+  // the last ones end in padding.
+  std::vector<int64_t> blockShape = layout.getLocalShape(shape);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t blocks = layout.getNumBlocks(d);
+    int64_t padding = blocks * blockShape[d] - shape[d];
+    if (padding > 0)
+      std::printf("  dimension %zu: %lld in %lld blocks of %lld, the last "
+                  "%lld elements padding\n",
+                  d, static_cast<long long>(shape[d]),
+                  static_cast<long long>(blocks),
+                  static_cast<long long>(blockShape[d]),
+                  static_cast<long long>(padding));
+  }
   // Which devices hold each block (block index per dim).
   std::map<std::vector<int64_t>, std::set<int64_t>> holders;
   for (size_t device = 0; device < deviceCoords.size(); ++device) {
@@ -130,12 +144,11 @@ void printShardingGrid(const ShardingView &view,
     holders[block].insert(static_cast<int64_t>(device));
   }
   if (rank > 2) {
-    std::vector<int64_t> local = layout.getLocalShape(shape);
     for (const auto &[block, devices] : holders) {
       std::string where;
       for (size_t d = 0; d < rank; ++d) {
-        int64_t start = block[d] * local[d];
-        int64_t end = std::min(shape[d], start + local[d]);
+        int64_t start = block[d] * blockShape[d];
+        int64_t end = std::min(shape[d], start + blockShape[d]);
         where +=
             (d ? ", " : "") + std::to_string(start) + ":" + std::to_string(end);
       }

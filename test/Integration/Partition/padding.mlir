@@ -23,6 +23,13 @@
 
 // CHECK: check: all {{[0-9]+}} results match the single-device reference
 
+// --show-sharding says which dimensions are padded: 5 columns over x=4.
+// RUN: tessera-run %s --entry elementwise --random-inputs --mesh x=4,y=1 --show-sharding | FileCheck %s --check-prefix=SHOW
+// SHOW: arg0 (%a): f32[6,5]  #spmd.sharding<@mesh, [{"y"}, {"x"}]>
+// SHOW-NEXT: dimension 1: 5 in 4 blocks of 2, the last 3 elements padding
+// SHOW: arg1 (%b): f32[6,5]  #spmd.sharding<@mesh, [{"x", "y"}, {}]>
+// SHOW-NEXT: dimension 0: 6 in 4 blocks of 2, the last 2 elements padding
+
 // The per-device interface: 6x5 over y=4 and x=2 is 2x3 on every device
 // (the last device of "y" holds one padding row, each block of "x" one
 // padding column on the second device).
