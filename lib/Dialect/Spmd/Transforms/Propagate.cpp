@@ -232,42 +232,6 @@ bool hasMultiUseOperand(Operation *op) {
 // The worklist
 //===----------------------------------------------------------------------===//
 
-/// Ops to visit, last in first out; an op already waiting keeps its place.
-class Worklist {
-public:
-  void push(Operation *op) {
-    if (index.try_emplace(op, list.size()).second)
-      list.push_back(op);
-  }
-  Operation *pop() {
-    while (!list.empty()) {
-      Operation *op = list.pop_back_val();
-      if (op && index.erase(op))
-        return op;
-    }
-    return nullptr;
-  }
-  /// Fills the list with every op of `module` so that they come out in
-  /// pre-order.
-  void fill(ModuleOp module) {
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op != module)
-        list.push_back(op);
-    });
-    std::reverse(list.begin(), list.end());
-    for (auto [i, op] : llvm::enumerate(list))
-      index.try_emplace(op, i);
-  }
-
-private:
-  SmallVector<Operation *> list;
-  llvm::DenseMap<Operation *, size_t> index;
-};
-
-//===----------------------------------------------------------------------===//
-// The propagation
-//===----------------------------------------------------------------------===//
-
 /// What the op-priority schedule needs to know about an op, computed once.
 struct OpKind {
   OpShardingRuleAttr rule;
@@ -278,7 +242,90 @@ struct OpKind {
   bool isReshapeOrTranspose = false;
   bool isBroadcast = false;
   bool hasMultiUseOperand = false;
+  /// Whether the op owns data-flow edges (loops, conditionals).
+  bool hasDataFlowEdges = false;
 };
+
+/// The ops propagation visits (those with a ranked tensor operand, result or
+/// region argument; no other op can carry a sharding), numbered in pre-order
+/// once, with what propagation keeps per op. Ops to visit come out last in,
+/// first out; an op already waiting keeps its place.
+class Worklist {
+public:
+  struct Entry {
+    Operation *op;
+    /// Computed on the first visit.
+    std::optional<OpKind> kind;
+    /// The directions of the op's last visit, while nothing around it
+    /// changed since (see `Propagation::dirty`).
+    std::optional<uint64_t> cleanSignature;
+    bool queued = false;
+  };
+
+  /// Appends `op` if propagation may visit it; ops come in pre-order.
+  void add(Operation *op) {
+    if (!touchesTensors(op))
+      return;
+    ids.try_emplace(op, entries.size());
+    entries.push_back(Entry{op, std::nullopt, std::nullopt, false});
+  }
+  /// Forgets every op (before ops are inserted; numbered again with `add`).
+  void clear() {
+    entries.clear();
+    ids.clear();
+    stack.clear();
+  }
+  bool empty() const { return entries.empty(); }
+  /// The entry of `op`, or null if propagation never visits it.
+  Entry *find(Operation *op) {
+    auto it = ids.find(op);
+    return it == ids.end() ? nullptr : &entries[it->second];
+  }
+  void push(Entry &entry) {
+    if (entry.queued)
+      return;
+    entry.queued = true;
+    stack.push_back(&entry - entries.data());
+  }
+  Entry *pop() {
+    if (stack.empty())
+      return nullptr;
+    Entry &entry = entries[stack.pop_back_val()];
+    entry.queued = false;
+    return &entry;
+  }
+  /// Queues every op so that they come out in pre-order (ops already
+  /// waiting move to their place in that order).
+  void fill() {
+    stack.clear();
+    for (size_t i = entries.size(); i-- > 0;) {
+      entries[i].queued = true;
+      stack.push_back(i);
+    }
+  }
+  MutableArrayRef<Entry> getEntries() { return entries; }
+
+private:
+  static bool touchesTensors(Operation *op) {
+    auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+    if (llvm::any_of(op->getOperandTypes(), isTensor) ||
+        llvm::any_of(op->getResultTypes(), isTensor))
+      return true;
+    for (Region &region : op->getRegions())
+      if (!region.empty() &&
+          llvm::any_of(region.front().getArgumentTypes(), isTensor))
+        return true;
+    return false;
+  }
+
+  std::vector<Entry> entries;
+  llvm::DenseMap<Operation *, unsigned> ids;
+  SmallVector<unsigned> stack;
+};
+
+//===----------------------------------------------------------------------===//
+// The propagation
+//===----------------------------------------------------------------------===//
 
 /// The direction allowed along `factor` (-1 for edges) of an op of `kind`.
 using DirectionFn =
@@ -286,17 +333,38 @@ using DirectionFn =
 
 class Propagation {
 public:
+  /// Surveys `module` in one walk: the ops to visit, the callers of every
+  /// function with a body, sharding groups, user-written rules and the ops
+  /// that hold shardings.
   Propagation(ModuleOp module, const FactorPropagation &strategy,
               bool conservative)
       : module(module), strategy(strategy), conservative(conservative) {
-    // Callers of every function with a body.
-    module.walk([&](CallOpInterface call) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == module)
+        return;
+      worklist.add(op);
+      if (op->hasAttr(kShardingRuleAttrName))
+        ruleOps.push_back(op);
+      if (auto group = dyn_cast<ShardingGroupOp>(op))
+        groupOps.push_back(group);
+      if (isa<FunctionOpInterface, ShardingConstraintOp, ManualComputationOp>(
+              op) ||
+          op->hasAttr(SpmdDialect::kShardingAttrName))
+        holders.push_back(op);
+      auto call = dyn_cast<CallOpInterface>(op);
+      if (!call)
+        return;
       auto callee = dyn_cast_or_null<FunctionOpInterface>(
           call.resolveCallableInTable(&symbolTables));
       if (callee && !callee.isExternal())
         callers[callee].push_back(call);
     });
   }
+
+  /// Ops with a user-written sharding rule.
+  ArrayRef<Operation *> getRuleOps() const { return ruleOps; }
+  /// Ops that hold shardings (as attributes or in their properties).
+  ArrayRef<Operation *> getShardingHolders() const { return holders; }
 
   /// Merges the sharding groups and syncs their members; warns about
   /// members whose shardings disagree (they get an open constraint).
@@ -307,14 +375,17 @@ public:
 
   /// Forgets which ops are known to be stable (shardings were changed from
   /// outside, e.g. a user-priority round restored some).
-  void invalidate() { cleanVisits.clear(); }
+  void invalidate() {
+    for (Worklist::Entry &entry : worklist.getEntries())
+      entry.cleanSignature.reset();
+  }
 
   /// Attaches `spmd.sharding_origins` after propagation.
   void enableOrigins() { recordOrigins = true; }
   void saveOrigins();
 
 private:
-  void visit(Operation *op);
+  void visit(Worklist::Entry &entry);
   bool propagateTensors(Operation *anchor, ArrayRef<Slot> operands,
                         ArrayRef<Slot> results, OpShardingRuleAttr rule,
                         function_ref<PropagationDirection(int64_t)> direction,
@@ -324,18 +395,23 @@ private:
   PropagationDirection directionFor(const OpKind &kind, int64_t factor) {
     return (*currentDirection)(kind, factor);
   }
-  /// The kind of `op` (cached).
-  const OpKind &kindOf(Operation *op) {
-    auto [it, inserted] = kinds.try_emplace(op);
-    if (inserted) {
-      OpKind &kind = it->second;
+  /// The kind of the op of `entry` (cached there).
+  const OpKind &kindOf(Worklist::Entry &entry) {
+    if (!entry.kind) {
+      Operation *op = entry.op;
+      OpKind &kind = entry.kind.emplace();
+      kind.hasDataFlowEdges = !getDataFlowEdges(op).empty();
+      if (kind.hasDataFlowEdges ||
+          isa<func::ReturnOp, CallOpInterface, ManualComputationOp,
+              PropagationBarrierOp>(op))
+        return kind;
       kind.rule = cachedRule(op);
       kind.isElementwise = isElementwiseOp(op);
       kind.isReshapeOrTranspose = isReshapeOrTranspose(op);
       kind.isBroadcast = isBroadcast(op);
       kind.hasMultiUseOperand = hasMultiUseOperand(op);
     }
-    return it->second;
+    return *entry.kind;
   }
   /// The rule of `op`. Ops with equal names, types and properties (and no
   /// user-written rule) share one: building a rule is the costliest part of
@@ -399,21 +475,22 @@ private:
   const FactorPropagation &strategy;
   bool conservative;
   SymbolTableCollection symbolTables;
-  llvm::DenseMap<Operation *, OpKind> kinds;
   llvm::DenseMap<llvm::hash_code,
                  SmallVector<std::pair<Operation *, OpShardingRuleAttr>, 1>>
       ruleCache;
   llvm::DenseMap<Attribute, MeshAttr> meshes;
   llvm::DenseMap<std::pair<Operation *, MeshAttr>, MeshAttr> meshesAt;
-  /// For each op: the directions it was last visited with, while nothing
-  /// around it changed since (an op visited again with the same directions
-  /// and unchanged neighbors would change nothing). Cleared by `dirty`.
-  llvm::DenseMap<Operation *, uint64_t> cleanVisits;
+  /// Queues `op` and forgets its clean visit (an op visited again with the
+  /// same directions and unchanged neighbors would change nothing).
   void dirty(Operation *op) {
-    cleanVisits.erase(op);
-    worklist.push(op);
+    if (Worklist::Entry *entry = worklist.find(op)) {
+      entry->cleanSignature.reset();
+      worklist.push(*entry);
+    }
   }
   llvm::DenseMap<Operation *, SmallVector<CallOpInterface>> callers;
+  SmallVector<Operation *> ruleOps, holders;
+  SmallVector<ShardingGroupOp> groupOps;
   Worklist worklist;
   Operation *current = nullptr;
   const DirectionFn *currentDirection = nullptr;
@@ -719,7 +796,8 @@ bool Propagation::propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
       /*isElementwise=*/false);
 }
 
-void Propagation::visit(Operation *op) {
+void Propagation::visit(Worklist::Entry &entry) {
+  Operation *op = entry.op;
   current = op;
   auto always = [&](int64_t) { return directionFor(edgeKind(), -1); };
   // A function's returned values <-> its result attributes and the results
@@ -778,10 +856,10 @@ void Propagation::visit(Operation *op) {
                           Slot::ofManualResult(manual, i), always(0));
     return;
   }
+  const OpKind &kind = kindOf(entry);
   // Loops and conditionals: one identity per data-flow edge.
-  SmallVector<DataFlowEdge> edges = getDataFlowEdges(op);
-  if (!edges.empty()) {
-    for (const DataFlowEdge &edge : edges) {
+  if (kind.hasDataFlowEdges) {
+    for (const DataFlowEdge &edge : getDataFlowEdges(op)) {
       SmallVector<Slot> sources =
           llvm::map_to_vector(edge.sources, Slot::ofValue);
       propagateIdentity(op, sources, Slot::ofValue(edge.owner), always(0));
@@ -799,14 +877,13 @@ void Propagation::visit(Operation *op) {
     propagateTensors(
         op, {Slot::ofValue(constraint.getInput())},
         {Slot::ofValue(constraint.getResult())}, identityRule(type, 1),
-        [&](int64_t f) { return directionFor(kindOf(op), f); },
+        [&](int64_t f) { return directionFor(kind, f); },
         /*isElementwise=*/true);
     return;
   }
   if (op->getNumResults() == 0 ||
       isa<ReshardOp, MeshOp, FunctionOpInterface, ModuleOp>(op))
     return;
-  const OpKind &kind = kindOf(op);
   OpShardingRuleAttr rule = kind.rule;
   if (!rule || rule.getNumOperands() != op->getNumOperands() ||
       rule.getNumResults() != op->getNumResults())
@@ -821,12 +898,9 @@ void Propagation::visit(Operation *op) {
   }
   if (!anyDirection)
     return;
-  auto [clean, inserted] = cleanVisits.try_emplace(op, signature);
-  if (!inserted) {
-    if (clean->second == signature)
-      return;
-    clean->second = signature;
-  }
+  if (entry.cleanSignature == signature)
+    return;
+  entry.cleanSignature = signature;
   // Nothing to do while none of its values has a sharding.
   auto hasSharding = [](Value v) { return static_cast<bool>(getSharding(v)); };
   if (llvm::none_of(op->getOperands(), hasSharding) &&
@@ -843,6 +917,11 @@ void Propagation::visit(Operation *op) {
 
 void Propagation::run(const DirectionFn &direction) {
   currentDirection = &direction;
+  if (worklist.empty())
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != module)
+        worklist.add(op);
+    });
   // As Shardy does, the result shardings of entry functions (those nobody
   // calls) reach their returned values before anything else moves.
   for (Operation &op : module.getBody()->getOperations()) {
@@ -851,11 +930,12 @@ void Propagation::run(const DirectionFn &direction) {
       continue;
     for (Block &block : func.getFunctionBody())
       if (!block.empty() && isa<func::ReturnOp>(block.back()))
-        visit(&block.back());
+        if (Worklist::Entry *entry = worklist.find(&block.back()))
+          visit(*entry);
   }
-  worklist.fill(module);
-  while (Operation *op = worklist.pop())
-    visit(op);
+  worklist.fill();
+  while (Worklist::Entry *entry = worklist.pop())
+    visit(*entry);
   current = nullptr;
 }
 
@@ -868,14 +948,14 @@ void Propagation::importShardingGroups() {
   llvm::EquivalenceClasses<Value> classes;
   llvm::MapVector<int64_t, Value> firstOfGroup;
   SmallVector<Value> order;
-  module.walk([&](ShardingGroupOp op) {
+  for (ShardingGroupOp op : groupOps) {
     Value input = op.getInput();
     classes.insert(input);
     order.push_back(input);
     auto [it, inserted] = firstOfGroup.try_emplace(op.getGroupId(), input);
     if (!inserted)
       classes.unionSets(it->second, input);
-  });
+  }
   llvm::DenseMap<Value, unsigned> leaderIndex;
   for (Value value : order) {
     Value leader = classes.getLeaderValue(value);
@@ -917,6 +997,8 @@ void Propagation::importShardingGroups() {
     owner->emitWarning("the initial shardings of the members of sharding "
                        "group ")
         << id << " do not match; each member gets an open sharding constraint";
+    // New ops: the ops to visit are numbered again.
+    worklist.clear();
     for (Value &member : members) {
       OpBuilder builder(module.getContext());
       builder.setInsertionPointAfterValue(member);
@@ -927,6 +1009,7 @@ void Propagation::importShardingGroups() {
                                             common.getMeshOrRef(),
                                             type.getRank(), /*closed=*/false));
       member.replaceAllUsesExcept(open, open);
+      holders.push_back(open);
       groupOf.erase(member);
       member = open.getResult();
       groupOf[member] = id;
@@ -1085,13 +1168,15 @@ void Propagation::saveOrigins() {
 /// Visits every stored sharding of the module; `fn` returns the
 /// replacement (or the same attribute).
 void transformShardings(
-    ModuleOp module,
+    ArrayRef<Operation *> holders,
     function_ref<TensorShardingAttr(TensorShardingAttr, Operation *, unsigned)>
         fn) {
+  if (holders.empty())
+    return;
   // Positions: arguments/in_shardings/results from 0, function results and
   // out_shardings from kSecond.
   constexpr unsigned kSecond = 1u << 30;
-  MLIRContext *ctx = module.getContext();
+  MLIRContext *ctx = holders.front()->getContext();
   auto perValue = [&](TensorShardingPerValueAttr attr, Operation *op,
                       unsigned base) {
     SmallVector<TensorShardingAttr> shardings;
@@ -1099,7 +1184,7 @@ void transformShardings(
       shardings.push_back(s ? fn(s, op, base + i) : s);
     return TensorShardingPerValueAttr::get(ctx, shardings);
   };
-  module.walk([&](Operation *op) {
+  for (Operation *op : holders) {
     if (auto func = dyn_cast<FunctionOpInterface>(op)) {
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         if (auto s = dyn_cast_or_null<TensorShardingAttr>(
@@ -1110,22 +1195,22 @@ void transformShardings(
                 func.getResultAttr(i, SpmdDialect::kShardingAttrName)))
           func.setResultAttr(i, SpmdDialect::kShardingAttrName,
                              fn(s, op, kSecond + i));
-      return;
+      continue;
     }
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
       constraint.setShardingAttr(fn(constraint.getSharding(), op, 0));
-      return;
+      continue;
     }
     if (auto manual = dyn_cast<ManualComputationOp>(op)) {
       manual.setInShardingsAttr(perValue(manual.getInShardings(), op, 0));
       manual.setOutShardingsAttr(
           perValue(manual.getOutShardings(), op, kSecond));
-      return;
+      continue;
     }
     if (auto attr = op->getAttrOfType<TensorShardingPerValueAttr>(
             SpmdDialect::kShardingAttrName))
       op->setAttr(SpmdDialect::kShardingAttrName, perValue(attr, op, 0));
-  });
+  }
 }
 
 DimensionShardingAttr dropPriority(DimensionShardingAttr dim) {
@@ -1152,23 +1237,21 @@ void SpmdPropagatePass::runOnOperation() {
         << strategy << "', expected 'basic' or 'aggressive'";
     return signalPassFailure();
   }
-  // Every op's user-written rule must fit the op.
-  bool failedRule = false;
-  module.walk([&](Operation *op) {
-    if (auto rule =
-            op->getAttrOfType<OpShardingRuleAttr>(kShardingRuleAttrName))
-      if (failed(verifyShardingRule(rule, op)))
-        failedRule = true;
-  });
-  if (failedRule)
-    return signalPassFailure();
-
   BasicFactorPropagation basic;
   AggressiveFactorPropagation aggressive;
   const FactorPropagation &factorPropagation =
       strategy == "basic" ? static_cast<const FactorPropagation &>(basic)
                           : aggressive;
   Propagation propagation(module, factorPropagation, conservative);
+  // Every op's user-written rule must fit the op.
+  bool failedRule = false;
+  for (Operation *op : propagation.getRuleOps())
+    if (auto rule =
+            op->getAttrOfType<OpShardingRuleAttr>(kShardingRuleAttrName))
+      if (failed(verifyShardingRule(rule, op)))
+        failedRule = true;
+  if (failedRule)
+    return signalPassFailure();
   propagation.importShardingGroups();
   if (debugOrigins) {
     propagation.enableOrigins();
@@ -1247,34 +1330,37 @@ void SpmdPropagatePass::runOnOperation() {
     llvm::DenseMap<std::pair<Operation *, unsigned>, TensorShardingAttr>
         originals;
     std::map<int64_t, bool> priorities;
-    transformShardings(module, [&](TensorShardingAttr s, Operation *op,
-                                   unsigned position) {
-      originals[{op, position}] = s;
-      SmallVector<DimensionShardingAttr> dims;
-      SmallVector<AxisRefAttr> replicated(s.getReplicatedAxes());
-      for (DimensionShardingAttr dim : s.getDimShardings()) {
-        int64_t p = dim.getPriority().value_or(0);
-        if (p == 0) {
-          dims.push_back(dropPriority(dim));
-          continue;
-        }
-        priorities[p] = true;
-        llvm::append_range(replicated, dim.getAxes());
-        dims.push_back(DimensionShardingAttr::get(ctx, {}, /*isClosed=*/true));
-      }
-      if (MeshAttr mesh = s.getMesh(op))
-        llvm::sort(replicated, [&](AxisRefAttr a, AxisRefAttr b) {
-          return AxisRefAttr::lessInMesh(mesh, a, b);
+    transformShardings(
+        propagation.getShardingHolders(),
+        [&](TensorShardingAttr s, Operation *op, unsigned position) {
+          originals[{op, position}] = s;
+          SmallVector<DimensionShardingAttr> dims;
+          SmallVector<AxisRefAttr> replicated(s.getReplicatedAxes());
+          for (DimensionShardingAttr dim : s.getDimShardings()) {
+            int64_t p = dim.getPriority().value_or(0);
+            if (p == 0) {
+              dims.push_back(dropPriority(dim));
+              continue;
+            }
+            priorities[p] = true;
+            llvm::append_range(replicated, dim.getAxes());
+            dims.push_back(
+                DimensionShardingAttr::get(ctx, {}, /*isClosed=*/true));
+          }
+          if (MeshAttr mesh = s.getMesh(op))
+            llvm::sort(replicated, [&](AxisRefAttr a, AxisRefAttr b) {
+              return AxisRefAttr::lessInMesh(mesh, a, b);
+            });
+          return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims,
+                                         replicated, s.getUnreducedAxes(),
+                                         s.getUnreducedKind());
         });
-      return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims, replicated,
-                                     s.getUnreducedAxes(),
-                                     s.getUnreducedKind());
-    });
     runOpPriorities();
     for (const auto &entry : priorities) {
       int64_t priority = entry.first;
       transformShardings(
-          module, [&](TensorShardingAttr s, Operation *op, unsigned position) {
+          propagation.getShardingHolders(),
+          [&](TensorShardingAttr s, Operation *op, unsigned position) {
             TensorShardingAttr original = originals.lookup({op, position});
             if (!original || original.getRank() != s.getRank())
               return s;
