@@ -752,3 +752,34 @@ OpShardingRuleAttr mlir::tessera::spmd::getShardingRule(Operation *op) {
     return iface.getShardingRule();
   return OpShardingRuleAttr();
 }
+
+OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
+  if (op->getPropertiesStorageSize() == 0 || op->hasAttr(kShardingRuleAttrName))
+    return getShardingRule(op);
+  Attribute properties = op->getPropertiesAsAttribute();
+  llvm::hash_code hash =
+      llvm::hash_combine(op->getName().getAsOpaquePointer(), properties,
+                         llvm::hash_combine_range(op->getOperandTypes().begin(),
+                                                  op->getOperandTypes().end()),
+                         llvm::hash_combine_range(op->getResultTypes().begin(),
+                                                  op->getResultTypes().end()));
+  auto &bucket = rules[hash];
+  auto sameTypes = [&](const Entry &entry) {
+    ArrayRef<Type> types = entry.types;
+    return entry.numOperands == op->getNumOperands() &&
+           TypeRange(types.take_front(entry.numOperands)) ==
+               op->getOperandTypes() &&
+           TypeRange(types.drop_front(entry.numOperands)) ==
+               op->getResultTypes();
+  };
+  for (const Entry &entry : bucket)
+    if (entry.name == op->getName() && entry.properties == properties &&
+        sameTypes(entry))
+      return entry.rule;
+  Entry entry{
+      op->getName(), properties, {}, op->getNumOperands(), getShardingRule(op)};
+  llvm::append_range(entry.types, op->getOperandTypes());
+  llvm::append_range(entry.types, op->getResultTypes());
+  bucket.push_back(std::move(entry));
+  return bucket.back().rule;
+}

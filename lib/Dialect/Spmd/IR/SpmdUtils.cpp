@@ -88,6 +88,22 @@ MeshAttr mlir::tessera::spmd::getMesh(TensorShardingAttr sharding, Value value,
   return sharding.getMesh(anchor, symbolTables);
 }
 
+MeshAttr MeshResolver::get(TensorShardingAttr sharding, Operation *from) {
+  if (MeshAttr inlined = sharding.getInlinedMesh())
+    return inlined;
+  if (!from)
+    return {};
+  Operation *scope =
+      from->hasTrait<OpTrait::SymbolTable>() || !from->getParentOp()
+          ? from
+          : from->getParentOp();
+  auto [it, inserted] =
+      meshes.try_emplace(std::make_pair(scope, sharding.getMeshOrRef()));
+  if (inserted)
+    it->second = sharding.getMesh(from, &symbolTables);
+  return it->second;
+}
+
 //===----------------------------------------------------------------------===//
 // Axis types in context
 //===----------------------------------------------------------------------===//
@@ -198,18 +214,24 @@ void mlir::tessera::spmd::appendAxisOrMerge(SmallVectorImpl<AxisRefAttr> &axes,
 
 bool mlir::tessera::spmd::isEquivalentLayout(TensorShardingAttr lhs,
                                              TensorShardingAttr rhs,
-                                             Operation *scope) {
+                                             Operation *scope,
+                                             MeshResolver *meshes) {
   if (!lhs || !rhs || lhs.getRank() != rhs.getRank())
-    return false;
-  MeshAttr lhsMesh = lhs.getMesh(scope), rhsMesh = rhs.getMesh(scope);
-  if (!lhsMesh || lhsMesh != rhsMesh)
     return false;
   for (auto [l, r] :
        llvm::zip_equal(lhs.getDimShardings(), rhs.getDimShardings()))
     if (l.getAxes() != r.getAxes())
       return false;
-  return lhs.getUnreducedAxes() == rhs.getUnreducedAxes() &&
-         lhs.getUnreducedKind() == rhs.getUnreducedKind();
+  if (lhs.getUnreducedAxes() != rhs.getUnreducedAxes() ||
+      lhs.getUnreducedKind() != rhs.getUnreducedKind())
+    return false;
+  auto resolve = [&](TensorShardingAttr sharding) {
+    return meshes ? meshes->get(sharding, scope) : sharding.getMesh(scope);
+  };
+  MeshAttr lhsMesh = resolve(lhs);
+  if (!lhsMesh)
+    return false;
+  return lhs.getMeshOrRef() == rhs.getMeshOrRef() || lhsMesh == resolve(rhs);
 }
 
 std::string mlir::tessera::spmd::formatAxisList(ArrayRef<AxisRefAttr> axes) {

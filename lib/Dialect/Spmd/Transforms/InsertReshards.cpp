@@ -51,10 +51,10 @@ TensorShardingAttr replicated(MLIRContext *ctx, Attribute meshRef,
 /// True if `sharding` (null: replicated) already has the layout of
 /// `target`: the same mesh, dimension axes and unreduced axes and kind.
 bool hasLayout(TensorShardingAttr sharding, TensorShardingAttr target,
-               Operation *scope) {
+               Operation *scope, MeshResolver *meshes = nullptr) {
   if (!sharding)
     return target.isFullyReplicated();
-  return isEquivalentLayout(sharding, target, scope);
+  return isEquivalentLayout(sharding, target, scope, meshes);
 }
 
 /// The product of the sizes of `axes`.
@@ -320,7 +320,8 @@ private:
   LogicalResult processControlFlow(Operation *op);
 
   ModuleOp module;
-  SymbolTableCollection symbols;
+  MeshResolver meshes;
+  ShardingRuleCache rules;
 };
 
 FailureOr<std::pair<Attribute, MeshAttr>>
@@ -336,7 +337,7 @@ ReshardInserter::getCommonMesh(Operation *op) {
     TensorShardingAttr sharding = getSharding(value);
     if (!sharding)
       continue;
-    MeshAttr current = sharding.getMesh(op, &symbols);
+    MeshAttr current = meshes.get(sharding, op);
     if (!current)
       return op->emitOpError("has a sharding whose mesh cannot be resolved");
     if (mesh && current != mesh && current.getAxes() != mesh.getAxes())
@@ -371,7 +372,7 @@ bool isCreation(Operation *op) {
 void ReshardInserter::reshardOperand(OpOperand &operand,
                                      TensorShardingAttr target) {
   Operation *owner = operand.getOwner();
-  if (hasLayout(getSharding(operand.get()), target, owner))
+  if (hasLayout(getSharding(operand.get()), target, owner, &meshes))
     return;
   OpBuilder builder(owner);
   // A created tensor is created again in the wanted layout (unreduced axes
@@ -379,7 +380,7 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
   Operation *def = operand.get().getDefiningOp();
   TensorShardingAttr layout = target.withUnreduced({}, ReductionKind::Sum);
   if (isCreation(def) && def->getBlock() == owner->getBlock() &&
-      !hasLayout(getSharding(operand.get()), layout, owner)) {
+      !hasLayout(getSharding(operand.get()), layout, owner, &meshes)) {
     MLIRContext *ctx = owner->getContext();
     auto perValue = TensorShardingPerValueAttr::get(ctx, {layout});
     IRMapping mapping;
@@ -393,7 +394,7 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
     copy->setAttr(SpmdDialect::kShardingAttrName, perValue);
     copy->removeAttr(SpmdDialect::kOutShardingAttrName);
     operand.set(copy->getResult(0));
-    if (hasLayout(layout, target, owner))
+    if (hasLayout(layout, target, owner, &meshes))
       return;
   }
   auto reshard =
@@ -426,7 +427,7 @@ void ReshardInserter::setResultSharding(OpResult result,
   // its unreduced axes reduced).
   if (!expected)
     expected = actual.withUnreduced({}, ReductionKind::Sum);
-  if (hasLayout(actual, expected, op))
+  if (hasLayout(actual, expected, op, &meshes))
     return;
   OpBuilder builder(ctx);
   builder.setInsertionPointAfter(op);
@@ -756,8 +757,9 @@ LogicalResult ReshardInserter::run() {
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-          op, call.getCalleeAttr());
+      auto callee =
+          meshes.getSymbolTables().lookupNearestSymbolFrom<func::FuncOp>(
+              op, call.getCalleeAttr());
       if (callee && !callee.isExternal()) {
         for (OpOperand &operand : call->getOpOperands()) {
           auto type = dyn_cast<RankedTensorType>(operand.get().getType());
@@ -788,7 +790,7 @@ LogicalResult ReshardInserter::run() {
       }
     }
     if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op) &&
-        !getShardingRule(op)) {
+        !rules.get(op)) {
       if (failed(processControlFlow(op)))
         return failure();
       continue;
@@ -797,7 +799,7 @@ LogicalResult ReshardInserter::run() {
     if (op->hasTrait<OpTrait::IsTerminator>() ||
         isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()))
       continue;
-    if (OpShardingRuleAttr rule = getShardingRule(op)) {
+    if (OpShardingRuleAttr rule = rules.get(op)) {
       if (failed(processRuleOp(op, rule)))
         return failure();
       continue;

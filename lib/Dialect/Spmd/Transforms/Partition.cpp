@@ -211,7 +211,7 @@ private:
   ModuleOp module;
   MLIRContext *ctx;
   IRRewriter rewriter;
-  SymbolTableCollection symbols;
+  MeshResolver meshes;
   /// The global view of a sharded value: its type before `retype` and its
   /// sharding. Collectives and padded reductions read dimension sizes and
   /// axes from it; a lowered collective's local value inherits the entry.
@@ -243,7 +243,7 @@ Partitioner::resolve(TensorShardingAttr sharding, Operation *op) {
   if (!ref)
     return op->emitOpError("has a sharding with an inlined mesh; run "
                            "spmd-lift-inlined-meshes first");
-  MeshAttr mesh = sharding.getMesh(op, &symbols);
+  MeshAttr mesh = meshes.get(sharding, op);
   if (!mesh)
     return op->emitOpError("has a sharding whose mesh ")
            << ref << " cannot be resolved";
@@ -456,7 +456,12 @@ LogicalResult Partitioner::materializeConstants(func::FuncOp func) {
 }
 
 LogicalResult Partitioner::retype(func::FuncOp func) {
-  SmallVector<std::pair<Value, Type>> updates;
+  struct Update {
+    Value value;
+    Type local;
+    TensorShardingAttr sharding;
+  };
+  std::vector<Update> updates;
   auto visit = [&](Value value, Operation *anchor, StringRef what) {
     TensorShardingAttr sharding = getSharding(value);
     if (!sharding)
@@ -464,10 +469,8 @@ LogicalResult Partitioner::retype(func::FuncOp func) {
     auto local = getLocalType(value.getType(), sharding, anchor, what);
     if (failed(local))
       return failure();
-    if (*local != value.getType()) {
-      updates.emplace_back(value, *local);
-      globals[value] = {value.getType(), sharding};
-    }
+    if (*local != value.getType())
+      updates.push_back({value, *local, sharding});
     return success();
   };
   for (BlockArgument arg : func.getArguments())
@@ -488,8 +491,14 @@ LogicalResult Partitioner::retype(func::FuncOp func) {
   });
   if (walk.wasInterrupted())
     return failure();
-  for (auto [value, type] : updates)
-    value.setType(type);
+  globals.reserve(globals.size() + updates.size());
+  // A value may come twice (a function's arguments are also its body's);
+  // the first time holds its global type.
+  for (Update &update : updates) {
+    globals.try_emplace(update.value,
+                        GlobalView{update.value.getType(), update.sharding});
+    update.value.setType(update.local);
+  }
   return success();
 }
 
@@ -1048,8 +1057,11 @@ LogicalResult Partitioner::run() {
     SmallVector<Type> argTypes(func.getArgumentTypes());
     SmallVector<Type> resultTypes(func.getResultTypes());
 
-    if (failed(inlineManualComputations(func)) ||
-        failed(materializeConstants(func)) || failed(retype(func)))
+    if (failed(inlineManualComputations(func)))
+      return failure();
+    // Manual computations (parents of resolved ops) are gone.
+    meshes.clear();
+    if (failed(materializeConstants(func)) || failed(retype(func)))
       return failure();
 
     SmallVector<Operation *> ops;
@@ -1077,11 +1089,15 @@ LogicalResult Partitioner::run() {
 
   // The program is local now: the shardings that described the global
   // view go (the functions keep theirs as spmd.global_sharding).
+  StringAttr globalViewAttrs[] = {
+      StringAttr::get(ctx, SpmdDialect::kShardingAttrName),
+      StringAttr::get(ctx, SpmdDialect::kOutShardingAttrName),
+      StringAttr::get(ctx, SpmdDialect::kShardingRuleAttrName),
+      StringAttr::get(ctx, "spmd.sharding_origins")};
   module.walk([&](Operation *op) {
-    op->removeAttr(SpmdDialect::kShardingAttrName);
-    op->removeAttr(SpmdDialect::kOutShardingAttrName);
-    op->removeAttr(SpmdDialect::kShardingRuleAttrName);
-    op->removeAttr("spmd.sharding_origins");
+    if (!op->getDiscardableAttrDictionary().empty())
+      for (StringAttr name : globalViewAttrs)
+        op->removeAttr(name);
     if (auto func = dyn_cast<func::FuncOp>(op); func && func.isExternal())
       stripShardings(func);
   });

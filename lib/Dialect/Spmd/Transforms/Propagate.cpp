@@ -405,38 +405,13 @@ private:
           isa<func::ReturnOp, CallOpInterface, ManualComputationOp,
               PropagationBarrierOp>(op))
         return kind;
-      kind.rule = cachedRule(op);
+      kind.rule = rules.get(op);
       kind.isElementwise = isElementwiseOp(op);
       kind.isReshapeOrTranspose = isReshapeOrTranspose(op);
       kind.isBroadcast = isBroadcast(op);
       kind.hasMultiUseOperand = hasMultiUseOperand(op);
     }
     return *entry.kind;
-  }
-  /// The rule of `op`. Ops with equal names, types and properties (and no
-  /// user-written rule) share one: building a rule is the costliest part of
-  /// visiting an op the first time.
-  OpShardingRuleAttr cachedRule(Operation *op) {
-    if (op->hasAttr(kShardingRuleAttrName) ||
-        op->getPropertiesStorageSize() == 0)
-      return getShardingRule(op);
-    Attribute properties = op->getPropertiesAsAttribute();
-    llvm::hash_code hash = llvm::hash_combine(
-        op->getName().getAsOpaquePointer(), properties,
-        llvm::hash_combine_range(op->getOperandTypes().begin(),
-                                 op->getOperandTypes().end()),
-        llvm::hash_combine_range(op->getResultTypes().begin(),
-                                 op->getResultTypes().end()));
-    for (auto &[other, rule] : ruleCache[hash]) {
-      if (other->getName() == op->getName() &&
-          other->getOperandTypes() == op->getOperandTypes() &&
-          other->getResultTypes() == op->getResultTypes() &&
-          other->getPropertiesAsAttribute() == properties)
-        return rule;
-    }
-    OpShardingRuleAttr rule = getShardingRule(op);
-    ruleCache[hash].emplace_back(op, rule);
-    return rule;
   }
   /// Resolves the mesh of `sharding` (cached per symbol).
   MeshAttr meshOf(TensorShardingAttr sharding, Operation *scope) {
@@ -475,9 +450,7 @@ private:
   const FactorPropagation &strategy;
   bool conservative;
   SymbolTableCollection symbolTables;
-  llvm::DenseMap<llvm::hash_code,
-                 SmallVector<std::pair<Operation *, OpShardingRuleAttr>, 1>>
-      ruleCache;
+  ShardingRuleCache rules;
   llvm::DenseMap<Attribute, MeshAttr> meshes;
   llvm::DenseMap<std::pair<Operation *, MeshAttr>, MeshAttr> meshesAt;
   /// Queues `op` and forgets its clean visit (an op visited again with the

@@ -283,12 +283,33 @@ struct SpmdReshardToCollectivesPass
   void runOnOperation() override {
     SymbolTableCollection symbols;
     SmallVector<ReshardOp> reshards;
-    getOperation().walk([&](ReshardOp op) { reshards.push_back(op); });
+    // The ops the canonicalization below starts from: the collectives
+    // already there and those the reshards become.
+    SmallVector<Operation *> collectives;
+    auto isCollective = [](Operation *op) {
+      return isa<AllGatherOp, AllSliceOp, AllToAllOp, AllReduceOp,
+                 ReduceScatterOp, ReplicatedToUnreducedOp, CollectivePermuteOp>(
+          op);
+    };
+    getOperation().walk([&](Operation *op) {
+      if (auto reshard = dyn_cast<ReshardOp>(op))
+        reshards.push_back(reshard);
+      else if (isCollective(op))
+        collectives.push_back(op);
+    });
     for (ReshardOp op : reshards) {
       ReshardLowering lowering(op, symbols);
       FailureOr<Value> value = lowering.lower();
       if (failed(value))
         return signalPassFailure();
+      // The chain of collectives from the reshard's input to `value`.
+      for (Operation *def = value->getDefiningOp();
+           def && *value != op.getInput() && isCollective(def);
+           def = def->getOperand(0).getDefiningOp()) {
+        collectives.push_back(def);
+        if (def->getOperand(0) == op.getInput())
+          break;
+      }
       op.replaceAllUsesWith(*value);
       op.erase();
     }
@@ -308,8 +329,9 @@ struct SpmdReshardToCollectivesPass
     // Constants carry their own shardings: equal values are not merged.
     config.enableConstantCSE(false);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+            applyOpPatternsGreedily(collectives, std::move(patterns), config)))
       return signalPassFailure();
   }
 };

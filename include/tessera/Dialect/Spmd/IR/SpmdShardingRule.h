@@ -68,6 +68,29 @@ inline constexpr llvm::StringLiteral kShardingRuleAttrName =
 /// null (the op has no rule: propagation leaves it alone).
 OpShardingRuleAttr getShardingRule(Operation *op);
 
+/// `getShardingRule` for passes that ask for the rules of many ops: ops with
+/// equal names, operand and result types and properties (and no
+/// user-written rule) share one rule, built once. Building a rule is the
+/// costliest step of visiting an op; a module of repeated layers has few
+/// distinct ops. Ops without properties are not cached (their rule may
+/// depend on discardable attributes). Entries keep no operation pointers:
+/// ops may be erased while the cache lives.
+class ShardingRuleCache {
+public:
+  OpShardingRuleAttr get(Operation *op);
+
+private:
+  struct Entry {
+    OperationName name;
+    Attribute properties;
+    /// The operand types, then the result types.
+    llvm::SmallVector<Type, 4> types;
+    unsigned numOperands;
+    OpShardingRuleAttr rule;
+  };
+  llvm::DenseMap<llvm::hash_code, llvm::SmallVector<Entry, 1>> rules;
+};
+
 } // namespace mlir::tessera::spmd
 
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDSHARDINGRULE_H

@@ -9,7 +9,9 @@
 
 #include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
 
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tessera::spmd {
 
@@ -29,6 +31,22 @@ TensorShardingAttr getFuncResultSharding(Operation *funcOp, unsigned index);
 /// (through `symbolTables` when given; see TensorShardingAttr::getMesh).
 MeshAttr getMesh(TensorShardingAttr sharding, Value value,
                  SymbolTableCollection *symbolTables = nullptr);
+
+/// Resolves the meshes of shardings for passes that resolve many: one
+/// symbol lookup per mesh reference and parent op (the op's own scope when
+/// it is a symbol table). Valid while no op whose children were resolved
+/// from is erased (clear it after erasing region ops).
+class MeshResolver {
+public:
+  /// TensorShardingAttr::getMesh(from, ...), cached.
+  MeshAttr get(TensorShardingAttr sharding, Operation *from);
+  SymbolTableCollection &getSymbolTables() { return symbolTables; }
+  void clear() { meshes.clear(); }
+
+private:
+  SymbolTableCollection symbolTables;
+  llvm::DenseMap<std::pair<Operation *, Attribute>, MeshAttr> meshes;
+};
 
 //===----------------------------------------------------------------------===//
 // Axis types in context
@@ -69,9 +87,9 @@ void appendAxisOrMerge(SmallVectorImpl<AxisRefAttr> &axes, AxisRefAttr ref,
 /// mesh (axes, device order and axis types), the same axes in every
 /// dimension and the same unreduced axes and kind. Open/closed dimensions,
 /// priorities and explicitly replicated axes are ignored. Meshes are
-/// resolved from `scope`.
+/// resolved from `scope` (through `meshes` when given).
 bool isEquivalentLayout(TensorShardingAttr lhs, TensorShardingAttr rhs,
-                        Operation *scope);
+                        Operation *scope, MeshResolver *meshes = nullptr);
 
 /// Formats axis refs as `["x", "y":(1)2]` (the form used in diagnostics).
 std::string formatAxisList(ArrayRef<AxisRefAttr> axes);
