@@ -44,6 +44,13 @@ constexpr StringLiteral kPerDeviceAttrName = "tessera.per_device";
 constexpr StringLiteral kGlobalTypeAttrName = "spmd.global_type";
 constexpr StringLiteral kGlobalShardingAttrName = "spmd.global_sharding";
 
+/// The global-view collectives spmd-partition lowers to comm ops.
+bool isGlobalCollective(Operation *op) {
+  return isa<AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
+             AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
+             ReplicatedToUnreducedOp>(op);
+}
+
 int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
   int64_t size = 1;
   for (AxisRefAttr axis : axes)
@@ -195,9 +202,14 @@ private:
   Value sliceDim(Location loc, Value value, int64_t d, OpFoldResult offset,
                  int64_t size);
 
-  LogicalResult inlineManualComputations(func::FuncOp func);
-  LogicalResult materializeConstants(func::FuncOp func);
-  LogicalResult retype(func::FuncOp func);
+  /// Inlines `manuals` (in pre-order); `collectives` are all the
+  /// collectives of their function.
+  LogicalResult inlineManualComputations(ArrayRef<ManualComputationOp> manuals,
+                                         ArrayRef<Operation *> collectives);
+  LogicalResult materializeConstants(ArrayRef<arith::ConstantOp> constants);
+  /// Gives every value of `func` its local type; `ops` gets every op of
+  /// `func` in post-order.
+  LogicalResult retype(func::FuncOp func, SmallVectorImpl<Operation *> &ops);
   LogicalResult lowerCollective(Operation *op);
   LogicalResult fixShapeOps(Operation *op);
   LogicalResult fixLinalgIndices(linalg::LinalgOp op);
@@ -381,21 +393,19 @@ Value Partitioner::sliceWhole(Location loc, Value value, int64_t d,
   return sliceDim(loc, value, d, offsetOf(loc, ref, mesh, to, block), block);
 }
 
-LogicalResult Partitioner::inlineManualComputations(func::FuncOp func) {
+LogicalResult
+Partitioner::inlineManualComputations(ArrayRef<ManualComputationOp> manuals,
+                                      ArrayRef<Operation *> collectives) {
+  if (manuals.empty())
+    return success();
   // Collectives inside bodies read their input sharding from the global
   // view; pin it before the bodies' arguments disappear.
-  func.walk([&](Operation *op) {
-    if (!isa<AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
-             AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
-             ReplicatedToUnreducedOp>(op) ||
-        op->getAttr("in_sharding"))
-      return;
+  for (Operation *op : collectives) {
+    if (op->getAttr("in_sharding"))
+      continue;
     if (TensorShardingAttr sharding = getSharding(op->getOperand(0)))
       op->setAttr("in_sharding", sharding);
-  });
-  SmallVector<ManualComputationOp> manuals;
-  func.walk<WalkOrder::PreOrder>(
-      [&](ManualComputationOp op) { manuals.push_back(op); });
+  }
   for (ManualComputationOp manual : manuals) {
     Block &body = manual.getBody().front();
     Operation *terminator = body.getTerminator();
@@ -415,9 +425,8 @@ LogicalResult Partitioner::inlineManualComputations(func::FuncOp func) {
   return success();
 }
 
-LogicalResult Partitioner::materializeConstants(func::FuncOp func) {
-  SmallVector<arith::ConstantOp> constants;
-  func.walk([&](arith::ConstantOp op) { constants.push_back(op); });
+LogicalResult
+Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants) {
   for (arith::ConstantOp op : constants) {
     TensorShardingAttr sharding = getSharding(op.getResult());
     auto attr = dyn_cast<DenseElementsAttr>(op.getValue());
@@ -455,7 +464,8 @@ LogicalResult Partitioner::materializeConstants(func::FuncOp func) {
   return success();
 }
 
-LogicalResult Partitioner::retype(func::FuncOp func) {
+LogicalResult Partitioner::retype(func::FuncOp func,
+                                  SmallVectorImpl<Operation *> &ops) {
   struct Update {
     Value value;
     Type local;
@@ -477,6 +487,7 @@ LogicalResult Partitioner::retype(func::FuncOp func) {
     if (failed(visit(arg, func, "argument")))
       return failure();
   WalkResult walk = func.walk([&](Operation *op) {
+    ops.push_back(op);
     for (OpResult result : op->getResults())
       if (failed(visit(result, op, "result")))
         return WalkResult::interrupt();
@@ -1057,19 +1068,27 @@ LogicalResult Partitioner::run() {
     SmallVector<Type> argTypes(func.getArgumentTypes());
     SmallVector<Type> resultTypes(func.getResultTypes());
 
-    if (failed(inlineManualComputations(func)))
+    // The ops the steps before retyping need, in one walk.
+    SmallVector<ManualComputationOp> manuals;
+    SmallVector<arith::ConstantOp> constants;
+    SmallVector<Operation *> collectives;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto manual = dyn_cast<ManualComputationOp>(op))
+        manuals.push_back(manual);
+      else if (auto constant = dyn_cast<arith::ConstantOp>(op))
+        constants.push_back(constant);
+      else if (isGlobalCollective(op))
+        collectives.push_back(op);
+    });
+    if (failed(inlineManualComputations(manuals, collectives)))
       return failure();
     // Manual computations (parents of resolved ops) are gone.
     meshes.clear();
-    if (failed(materializeConstants(func)) || failed(retype(func)))
-      return failure();
-
     SmallVector<Operation *> ops;
-    func.walk([&](Operation *op) { ops.push_back(op); });
+    if (failed(materializeConstants(constants)) || failed(retype(func, ops)))
+      return failure();
     for (Operation *op : ops) {
-      if (isa<AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
-              AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
-              ReplicatedToUnreducedOp>(op)) {
+      if (isGlobalCollective(op)) {
         if (failed(lowerCollective(op)))
           return failure();
         continue;
