@@ -50,10 +50,21 @@ TensorShardingAttr replicated(MLIRContext *ctx, Attribute meshRef,
 
 /// True if `sharding` (null: replicated) already has the layout of
 /// `target`: the same mesh, dimension axes and unreduced axes and kind.
+/// Fully replicated shardings on meshes of the same number of devices
+/// agree (every device holds everything), as in Shardy.
 bool hasLayout(TensorShardingAttr sharding, TensorShardingAttr target,
                Operation *scope, MeshResolver *meshes = nullptr) {
   if (!sharding)
     return target.isFullyReplicated();
+  if (sharding.isFullyReplicated() && target.isFullyReplicated() &&
+      sharding.getMeshOrRef() != target.getMeshOrRef()) {
+    auto resolve = [&](TensorShardingAttr s) {
+      return meshes ? meshes->get(s, scope) : s.getMesh(scope);
+    };
+    MeshAttr from = resolve(sharding), to = resolve(target);
+    if (from && to && from.getTotalSize() == to.getTotalSize())
+      return true;
+  }
   return isEquivalentLayout(sharding, target, scope, meshes);
 }
 
@@ -314,6 +325,14 @@ private:
   /// after the op gives it.
   void setResultSharding(OpResult result, TensorShardingAttr actual,
                          TensorShardingAttr expected);
+  /// Like setResultSharding for a result whose values are partial over
+  /// `partial` (with `kind`): the axes `expected` also leaves unreduced by
+  /// `kind` stay unreduced; the others are all-reduced right after the op,
+  /// as Shardy does, before any reshard to `expected`.
+  void setPartialResultSharding(OpResult result, TensorShardingAttr actual,
+                                ArrayRef<AxisRefAttr> partial,
+                                ReductionKind kind, TensorShardingAttr expected,
+                                MeshAttr mesh);
 
   LogicalResult processRuleOp(Operation *op, OpShardingRuleAttr rule);
   LogicalResult processOpWithoutRule(Operation *op);
@@ -435,6 +454,39 @@ void ReshardInserter::setResultSharding(OpResult result,
   result.replaceAllUsesExcept(reshard, reshard);
 }
 
+void ReshardInserter::setPartialResultSharding(
+    OpResult result, TensorShardingAttr actual, ArrayRef<AxisRefAttr> partial,
+    ReductionKind kind, TensorShardingAttr expected, MeshAttr mesh) {
+  SmallVector<AxisRefAttr> keep, reduce;
+  bool declared = expected && expected.getUnreducedKind() == kind;
+  for (AxisRefAttr ref : partial)
+    (declared && llvm::is_contained(expected.getUnreducedAxes(), ref) ? keep
+                                                                      : reduce)
+        .push_back(ref);
+  TensorShardingAttr kept =
+      actual.withUnreduced(keep, keep.empty() ? ReductionKind::Sum : kind);
+  if (reduce.empty())
+    return setResultSharding(result, kept, expected);
+  // The op's sharding lists only the axes that stay unreduced; the
+  // all-reduce finishes the others.
+  Operation *op = result.getOwner();
+  setResultSharding(result, kept, kept);
+  OpBuilder builder(op->getContext());
+  builder.setInsertionPointAfter(op);
+  auto allReduce =
+      AllReduceOp::create(builder, op->getLoc(), result,
+                          AxisRefListAttr::get(op->getContext(), reduce), kept,
+                          /*in_sharding=*/TensorShardingAttr(), kind);
+  result.replaceAllUsesExcept(allReduce, allReduce);
+  if (!expected)
+    expected = kept.withUnreduced({}, ReductionKind::Sum);
+  if (hasLayout(kept, expected, op, &meshes))
+    return;
+  auto reshard =
+      ReshardOp::create(builder, op->getLoc(), allReduce.getResult(), expected);
+  allReduce.getResult().replaceAllUsesExcept(reshard, reshard);
+}
+
 LogicalResult ReshardInserter::processRuleOp(Operation *op,
                                              OpShardingRuleAttr rule) {
   MLIRContext *ctx = op->getContext();
@@ -513,9 +565,11 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
     unsigned r = result.getResultNumber();
     TensorShardingAttr actual =
         buildSharding(ctx, rule.getResultMapping(r), chosen, meshRef, mesh);
-    if (!unreduced[r].empty())
-      actual = actual.withUnreduced(unreduced[r], *kinds[r]);
-    setResultSharding(result, actual, resultShardings[r]);
+    if (unreduced[r].empty())
+      setResultSharding(result, actual, resultShardings[r]);
+    else
+      setPartialResultSharding(result, actual, unreduced[r], *kinds[r],
+                               resultShardings[r], mesh);
   }
   return success();
 }

@@ -44,9 +44,9 @@ func.func @both_factors(
   return %0 : tensor<8x16xf32>
 }
 
-// A sharded contracting dimension: the result is unreduced over it, the
-// destination is added once, and a reshard to the declared sharding
-// (replicated over "y") follows.
+// A sharded contracting dimension: the op's values are partial sums over
+// it (its sharding does not list "y"), the destination is added once, and
+// an all-reduce over "y" follows, as in Shardy.
 // CHECK-LABEL: func @contracting
 func.func @contracting(
     %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
@@ -57,10 +57,41 @@ func.func @contracting(
   %f = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
   // CHECK: %[[F:.*]] = linalg.fill
   // CHECK: %[[U:.*]] = spmd.reshard %[[F]] <@mesh, [{"x"}, {}], unreduced={"y"}>
-  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced={"y"}>]>} ins(%arg0, %arg1 : {{.*}}) outs(%[[U]] : {{.*}})
-  // CHECK: %[[R:.*]] = spmd.reshard %[[M]] <@mesh, [{"x"}, {}]>
-  // CHECK: return %[[R]]
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%arg0, %arg1 : {{.*}}) outs(%[[U]] : {{.*}})
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"y"} %[[M]] out_sharding=<@mesh, [{"x"}, {}]>
+  // CHECK-NEXT: return %[[R]]
   %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+
+// The declared result is sharded along the axis the contraction reduces
+// over: all-reduce, then a reshard (a reduce-scatter once lowered).
+// CHECK-LABEL: func @contracting_then_scatter
+func.func @contracting_then_scatter(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>},
+    %c: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) {
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"y"} %[[M]] out_sharding=<@mesh, [{"x"}, {}]>
+  // CHECK-NEXT: %[[S:.*]] = spmd.reshard %[[R]] <@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[S]]
+  %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+
+// Only the axes the declared result leaves unreduced stay unreduced; the
+// others are all-reduced.
+// CHECK-LABEL: func @partly_declared_unreduced
+func.func @partly_declared_unreduced(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x", "y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>},
+    %c: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced={"x", "y"}>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}], unreduced={"y"}>}) {
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}], unreduced={"y"}>]>}
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"x"} %[[M]] out_sharding=<@mesh, [{}, {}], unreduced={"y"}>
+  // CHECK-NEXT: return %[[R]]
+  %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}], unreduced={"y"}>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %m : tensor<8x4xf32>
 }
 
@@ -77,15 +108,16 @@ func.func @declared_unreduced(
   return %m : tensor<8x4xf32>
 }
 
-// A max reduction over a sharded dimension: the result is max-unreduced and
+// A max reduction over a sharded dimension: a max all-reduce follows, and
 // the destination stays replicated (max is idempotent).
 // CHECK-LABEL: func @max_reduction
 func.func @max_reduction(
     %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
     %init: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>})
     -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) {
-  // CHECK: %[[R:.*]] = linalg.reduce {{.*}} outs(%arg1 : tensor<8xf32>) {{.*}}spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}], unreduced=max{"y"}>]>
-  // CHECK: spmd.reshard %[[R]] <@mesh, [{"x"}]>
+  // CHECK: %[[R:.*]] = linalg.reduce {{.*}} outs(%arg1 : tensor<8xf32>) {{.*}}spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>
+  // CHECK: spmd.all_reduce max {"y"} %[[R]] out_sharding=<@mesh, [{"x"}]>
+  // CHECK-NOT: spmd.reshard
   %r = linalg.reduce ins(%a : tensor<8x16xf32>) outs(%init : tensor<8xf32>) dimensions = [1]
     (%v: f32, %acc: f32) {
       %m = arith.maximumf %v, %acc : f32
@@ -136,16 +168,16 @@ func.func @non_divisible(
   return %0 : tensor<6x16xf32>
 }
 
-// A contraction over a padded dimension stays sharded: unreduced over its
-// axes.
+// A contraction over a padded dimension stays sharded: partial over its
+// axes, all-reduced after.
 // CHECK-LABEL: func @non_divisible_matmul
 func.func @non_divisible_matmul(
     %a: tensor<6x10xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
     %b: tensor<10x7xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
     -> (tensor<6x7xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
   // CHECK-NOT: spmd.reshard %arg
-  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced={"y"}>]>} ins(%arg0, %arg1
-  // CHECK: spmd.reshard %[[M]] <@mesh, [{"x"}, {}]>
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%arg0, %arg1
+  // CHECK-NEXT: spmd.all_reduce {"y"} %[[M]] out_sharding=<@mesh, [{"x"}, {}]>
   %e = tensor.empty() : tensor<6x7xf32>
   %z = arith.constant 0.0 : f32
   %i = linalg.fill ins(%z : f32) outs(%e : tensor<6x7xf32>) -> tensor<6x7xf32>
@@ -389,4 +421,20 @@ func.func @device_order(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@me
     -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@reversed, [{"x"}, {}]>}) {
   %0 = arith.negf %a {spmd.sharding = #spmd.sharding_per_value<[<@reversed, [{"x"}, {}]>]>} : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
+}
+
+// A replicated value returned as replicated on a mesh of the same number
+// of devices (here with other axes): every device already holds it, no
+// reshard. Sharded, it is resharded onto the result's mesh.
+spmd.mesh @xt = <["x"=2, "t"=4]>
+
+// CHECK-LABEL: func @replicated_other_mesh
+func.func @replicated_other_mesh(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>},
+    %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@xt, [{}, {}]>},
+        tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@xt, [{"x"}, {}]>}) {
+  // CHECK-NEXT: %[[B:.*]] = spmd.reshard %arg1 <@xt, [{"x"}, {}]>
+  // CHECK-NEXT: return %arg0, %[[B]]
+  return %a, %b : tensor<8x16xf32>, tensor<8x16xf32>
 }

@@ -413,16 +413,20 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     unsharded so that every tensor's sharding stays expressible.
 
     Operands whose sharding differs from the chosen one get an
-    `spmd.reshard`. A result takes the chosen sharding; when a reduction
-    factor is sharded the result is left `unreduced` over its axes with the
-    op's reduction kind (`sum` for an `arith.addf`/`addi` combiner, `max`
-    and `min` for the max/min combiners; a reduction factor whose kind is
-    unknown is not sharded), and the destination (`outs`) operand of a
-    `sum` reduction becomes `spmd.replicated_to_unreduced` over those axes,
-    so that the all-reduce adds the initial value once. When the result's
-    previous sharding differs (propagation's, or a user's), an
-    `spmd.reshard` to it follows the op (reducing the unreduced axes unless
-    that sharding keeps them unreduced).
+    `spmd.reshard`. A result takes the chosen sharding. When a reduction
+    factor is sharded, the op's values are partial over its axes, to be
+    combined with the op's reduction kind (`sum` for an `arith.addf`/`addi`
+    combiner, `max` and `min` for the max/min combiners; a reduction factor
+    whose kind is unknown is not sharded): as in Shardy, an `spmd.all_reduce`
+    over those axes follows the op, except over the axes the result's
+    previous sharding (propagation's, or a user's) declares `unreduced`
+    with the same kind, which stay in the op's `unreduced` list. The
+    destination (`outs`) operand of a `sum` reduction is resharded to
+    `unreduced` over those axes, so that the sum adds the initial value
+    once. When the result's previous sharding differs from the chosen one,
+    an `spmd.reshard` to it follows (after the all-reduce). Fully
+    replicated shardings on meshes with the same number of devices agree:
+    no reshard between them.
 
     First, `spmd.auto_axes` and `spmd.explicit_axes` are inlined (their
     bodies are global-view code that propagation annotated): an
