@@ -202,10 +202,13 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     return it->second.axisRefs;
   };
 
-  SmallVector<AxisRefAttr> used;
-  // A candidate cut where it conflicts with used axes or stops dividing
-  // the factor (unless the factor may be padded).
+  // A candidate for `factor` cut where it conflicts with the axes of the
+  // other factors or stops dividing the factor (unless it may be padded).
   auto truncate = [&](ArrayRef<AxisRefAttr> axes, int64_t factor) {
+    SmallVector<AxisRefAttr> used;
+    for (int64_t g = 0; g < numFactors; ++g)
+      if (g != factor)
+        llvm::append_range(used, chosen[g]);
     int64_t factorSize = rule.getFactorSize(factor);
     SmallVector<AxisRefAttr> result;
     int64_t product = 1;
@@ -225,41 +228,59 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     }
     return result;
   };
+  // Shardy's precedence of factor types when weights tie.
+  auto precedence = [&](int64_t f) {
+    switch (rule.getFactorType(f)) {
+    case FactorType::PassThrough:
+      return 3;
+    case FactorType::Reduction:
+      return 2;
+    case FactorType::Permutation:
+      return 1;
+    case FactorType::NeedReplication:
+      return 0;
+    }
+    return 0;
+  };
 
-  llvm::BitVector done(numFactors);
+  // Greedy, as Shardy: the best candidate (a factor and the axes one of its
+  // tensors has for it) is taken, or extends what its factor already has
+  // (the factor's axes so far a strict prefix of it). Best means: the
+  // heaviest (the total size of the tensors whose axes for the factor start
+  // with it), then the factor type's precedence, then the most devices
+  // added, then the higher factor index, then the longer list.
   while (true) {
     int64_t bestFactor = -1;
-    int64_t bestWeight = 0;
+    std::tuple<int64_t, int, int64_t, int64_t, size_t> bestKey;
     SmallVector<AxisRefAttr> bestAxes;
     for (int64_t f = 0; f < numFactors; ++f) {
-      if (done.test(f) || !shardable.test(f))
+      if (!shardable.test(f))
         continue;
       SmallVector<int64_t> owners = rule.getTensorsWithFactor(f);
       for (int64_t source : owners) {
         SmallVector<AxisRefAttr> candidate = truncate(axesOf(source, f), f);
-        if (candidate.empty())
+        if (candidate.empty() || isAxisListPrefixOf(chosen[f], candidate) !=
+                                     PrefixStatus::StrictPrefix)
           continue;
         int64_t weight = 0;
         for (int64_t t : owners)
           if (isAxisListPrefixOf(candidate, axesOf(t, f)) !=
               PrefixStatus::NotAPrefix)
             weight += tensorSizes[t];
-        // Heavier first; then more devices; then the lower factor.
-        bool better = weight > bestWeight ||
-                      (weight == bestWeight && bestFactor >= 0 &&
-                       productOf(candidate, mesh) > productOf(bestAxes, mesh));
-        if (better) {
+        auto key = std::make_tuple(weight, precedence(f),
+                                   productOf(candidate, mesh) /
+                                       productOf(chosen[f], mesh),
+                                   f, candidate.size());
+        if (bestFactor < 0 || key > bestKey) {
           bestFactor = f;
-          bestWeight = weight;
+          bestKey = key;
           bestAxes = candidate;
         }
       }
     }
     if (bestFactor < 0)
       break;
-    done.set(bestFactor);
     chosen[bestFactor] = bestAxes;
-    llvm::append_range(used, bestAxes);
   }
 
   // Every tensor's sharding must stay expressible: in a dimension made of

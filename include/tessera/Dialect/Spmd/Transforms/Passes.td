@@ -399,9 +399,12 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     factors and one consistent factor sharding is chosen greedily: each
     candidate axis list of a factor is weighed by the total size of the
     tensors that already have it (or a list it is a prefix of); the heaviest
-    candidate over all factors wins, its axes are taken, and the next
-    factor is chosen among the axes left, so that no axis shards two
-    factors. Axes that do not divide a factor are cut unless the factor may
+    candidate over all factors wins (ties, as in Shardy: the factor type's
+    precedence, pass-through before reduction, then the most devices added,
+    then the higher factor index, then the longer list) and its axes are
+    taken. The next candidate is chosen among the axes left, so that no
+    axis shards two factors; a candidate may also extend the axes its
+    factor already has (those a strict prefix of it). Axes that do not divide a factor are cut unless the factor may
     be padded (each device's block padded at the end, as GSPMD does): a
     factor larger than 1 that is the only factor larger than 1 of every
     dimension it appears in, on an elementwise op, a linalg op with
