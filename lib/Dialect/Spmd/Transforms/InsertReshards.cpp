@@ -219,8 +219,16 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
         break;
       int64_t size = free->getSize(mesh);
       if (!paddable.test(factor) && (ShapedType::isDynamic(factorSize) ||
-                                     factorSize % (product * size) != 0))
+                                     factorSize % (product * size) != 0)) {
+        // The largest major part of the axis that still divides.
+        if (ShapedType::isDynamic(factorSize) || factorSize % product != 0)
+          break;
+        int64_t gcd = std::gcd(factorSize / product, size);
+        if (gcd > 1)
+          result.push_back(AxisRefAttr::get(free->getContext(), free->getName(),
+                                            free->getPreSize(), gcd));
         break;
+      }
       product *= size;
       result.push_back(*free);
       if (*free != axis)
@@ -243,6 +251,22 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     return 0;
   };
 
+  // A factor that follows another in some tensor dimension waits until that
+  // one is fully sharded (otherwise the dimension's layout would be
+  // strided), as in Shardy.
+  SmallVector<SmallVector<int64_t>> before(numFactors);
+  for (int64_t t = 0; t < rule.getNumTensors(); ++t)
+    for (DimMappingAttr dim : rule.getTensorMapping(t).getDimMappings()) {
+      ArrayRef<int64_t> factors = dim.getFactorIndices();
+      for (size_t i = 1; i < factors.size(); ++i)
+        before[factors[i]].push_back(factors[i - 1]);
+    }
+  auto isReady = [&](int64_t f) {
+    return llvm::all_of(before[f], [&](int64_t g) {
+      return productOf(chosen[g], mesh) >= rule.getFactorSize(g);
+    });
+  };
+
   // Greedy, as Shardy: the best candidate (a factor and the axes one of its
   // tensors has for it) is taken, or extends what its factor already has
   // (the factor's axes so far a strict prefix of it). Best means: the
@@ -254,7 +278,7 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     std::tuple<int64_t, int, int64_t, int64_t, size_t> bestKey;
     SmallVector<AxisRefAttr> bestAxes;
     for (int64_t f = 0; f < numFactors; ++f) {
-      if (!shardable.test(f))
+      if (!shardable.test(f) || !isReady(f))
         continue;
       SmallVector<int64_t> owners = rule.getTensorsWithFactor(f);
       for (int64_t source : owners) {

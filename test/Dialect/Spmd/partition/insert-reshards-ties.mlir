@@ -36,3 +36,20 @@ func.func @extend_sub_axis(
   %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>} ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %m : tensor<8x16xf32>
 }
+
+// A factor after another in a dimension waits until that one is fully
+// sharded: the result's columns are [j, k] with "x", "y" (j = 2 takes
+// "x":(1)2, k the rest); k, the highest factor, would win the tie but
+// waits for j, which takes "y" from the operand after i takes "x".
+spmd.mesh @mesh42 = <["x"=4, "y"=2]>
+
+// CHECK-LABEL: func @factor_order
+func.func @factor_order(
+    %a: tensor<4x2x8xf32> {spmd.sharding = #spmd.sharding<@mesh42, [{"x"}, {"y"}, {}]>})
+    -> tensor<4x16xf32> {
+  // CHECK-NOT: spmd.reshard %arg0
+  // CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{"x"}, {"y"}]>]>}
+  // CHECK-NEXT: spmd.reshard %[[C]] <@mesh42, [{}, {"x", "y"}]>
+  %0 = tensor.collapse_shape %a [[0], [1, 2]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{}, {"x", "y"}]>]>} : tensor<4x2x8xf32> into tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}

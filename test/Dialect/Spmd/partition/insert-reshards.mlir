@@ -185,26 +185,28 @@ func.func @non_divisible_matmul(
   return %c : tensor<6x7xf32>
 }
 
-// Integer division could trap on the padding: the divisible layout.
+// Integer division could trap on the padding: the largest part of "y"
+// that divides the rows (as Shardy cuts an axis).
 // CHECK-LABEL: func @non_divisible_division
 func.func @non_divisible_division(
     %a: tensor<6x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
     -> tensor<6x16xi32> {
-  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
-  // CHECK: arith.divsi %[[R]], %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>}
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{"y":(1)2}, {}]>
+  // CHECK: arith.divsi %[[R]], %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y":(1)2}, {}]>]>}
   %c = arith.constant dense<3> : tensor<6x16xi32>
   %0 = arith.divsi %a, %c : tensor<6x16xi32>
   return %0 : tensor<6x16xi32>
 }
 
 // A dimension made of several factors has one padded layout, not one per
-// factor: the factors of a reshape stay divisible.
+// factor: the factors of a reshape stay divisible (the rows take the part
+// of "y" that divides them).
 // CHECK-LABEL: func @non_divisible_reshape
 func.func @non_divisible_reshape(
     %a: tensor<6x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
     -> tensor<96xf32> {
-  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {}]>
-  // CHECK: tensor.collapse_shape %[[R]] {{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>}
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{"y":(1)2}, {}]>
+  // CHECK: tensor.collapse_shape %[[R]] {{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y":(1)2}]>]>}
   %0 = tensor.collapse_shape %a [[0, 1]] : tensor<6x16xf32> into tensor<96xf32>
   return %0 : tensor<96xf32>
 }

@@ -404,8 +404,11 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     then the higher factor index, then the longer list) and its axes are
     taken. The next candidate is chosen among the axes left, so that no
     axis shards two factors; a candidate may also extend the axes its
-    factor already has (those a strict prefix of it). Axes that do not divide a factor are cut unless the factor may
-    be padded (each device's block padded at the end, as GSPMD does): a
+    factor already has (those a strict prefix of it). A factor that follows
+    another in some tensor dimension is not a candidate until that one is
+    fully sharded (as in Shardy). An axis that does not divide what is left
+    of a factor is cut to its largest major part that does (`"y":(1)2` of
+    "y"=4 for a factor of 6), unless the factor may be padded (each device's block padded at the end, as GSPMD does): a
     factor larger than 1 that is the only factor larger than 1 of every
     dimension it appears in, on an elementwise op, a linalg op with
     projected-permutation maps (whose reductions `spmd-partition` cuts to
