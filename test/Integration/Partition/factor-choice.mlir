@@ -26,3 +26,4 @@ func.func @extend_sub_axis(
   %m = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %m : tensor<8x16xf32>
 }
+

@@ -267,6 +267,12 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     });
   };
 
+  // A factor that needs replication may still take axes here; they move
+  // to the batching factors below (as Shardy does).
+  auto distributable = [&](int64_t f) {
+    return rule.isNeedReplication(f) && !rule.isBlocked(f);
+  };
+
   // Greedy, as Shardy: the best candidate (a factor and the axes one of its
   // tensors has for it) is taken, or extends what its factor already has
   // (the factor's axes so far a strict prefix of it). Best means: the
@@ -278,7 +284,7 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     std::tuple<int64_t, int, int64_t, int64_t, size_t> bestKey;
     SmallVector<AxisRefAttr> bestAxes;
     for (int64_t f = 0; f < numFactors; ++f) {
-      if (!shardable.test(f) || !isReady(f))
+      if ((!shardable.test(f) && !distributable(f)) || !isReady(f))
         continue;
       SmallVector<int64_t> owners = rule.getTensorsWithFactor(f);
       for (int64_t source : owners) {
@@ -305,6 +311,45 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     if (bestFactor < 0)
       break;
     chosen[bestFactor] = bestAxes;
+  }
+
+  // The axes a factor that needs replication took move, in order, to the
+  // batching factors (pass-through factors of every non-scalar tensor) that
+  // still have room for them, if that factor is in every non-scalar tensor
+  // too; otherwise they are dropped.
+  auto inEveryTensor = [&](int64_t f) {
+    for (int64_t t = 0; t < rule.getNumTensors(); ++t) {
+      TensorMappingAttr mapping = rule.getTensorMapping(t);
+      if (!mapping.getDimMappings().empty() && !mapping.containsFactor(f))
+        return false;
+    }
+    return true;
+  };
+  for (int64_t f = 0; f < numFactors; ++f) {
+    if (!rule.isNeedReplication(f) || chosen[f].empty())
+      continue;
+    SmallVector<AxisRefAttr> axes = std::move(chosen[f]);
+    chosen[f].clear();
+    if (!inEveryTensor(f))
+      continue;
+    ArrayRef<AxisRefAttr> left = axes;
+    for (int64_t g = 0; g < numFactors && !left.empty(); ++g) {
+      if (!rule.isPassThrough(g) || !shardable.test(g) || !inEveryTensor(g))
+        continue;
+      int64_t size = rule.getFactorSize(g);
+      int64_t sharded = productOf(chosen[g], mesh);
+      if (size <= 0 || ShapedType::isDynamic(size) || size % sharded != 0)
+        continue;
+      int64_t capacity = size / sharded;
+      while (!left.empty()) {
+        int64_t axisSize = left.front().getSize(mesh);
+        if (capacity % axisSize != 0)
+          break;
+        appendAxisOrMerge(chosen[g], left.front(), mesh);
+        capacity /= axisSize;
+        left = left.drop_front();
+      }
+    }
   }
 
   // Every tensor's sharding must stay expressible: in a dimension made of

@@ -53,3 +53,32 @@ func.func @factor_order(
   %0 = tensor.collapse_shape %a [[0], [1, 2]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{}, {"x", "y"}]>]>} : tensor<4x2x8xf32> into tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
+
+// The concatenated dimension needs replication: the axes it would take
+// move to a batching dimension with room for them (here after "x"), as in
+// Shardy, instead of being dropped.
+// CHECK-LABEL: func @concat_axes_to_batching
+func.func @concat_axes_to_batching(
+    %a: tensor<8x4x16xf32> {spmd.sharding = #spmd.sharding<@mesh42, [{"x"}, {"y"}, {}]>},
+    %b: tensor<8x12x16xf32> {spmd.sharding = #spmd.sharding<@mesh42, [{}, {"y"}, {}]>})
+    -> (tensor<8x16x16xf32> {spmd.sharding = #spmd.sharding<@mesh42, [{"x"}, {"y"}, {}]>}) {
+  // CHECK: %[[A:.*]] = spmd.reshard %arg0 <@mesh42, [{"x", "y"}, {}, {}]>
+  // CHECK: %[[B:.*]] = spmd.reshard %arg1 <@mesh42, [{"x", "y"}, {}, {}]>
+  // CHECK: %[[C:.*]] = tensor.concat dim(1) %[[A]], %[[B]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{"x", "y"}, {}, {}]>]>}
+  // CHECK-NEXT: spmd.reshard %[[C]] <@mesh42, [{"x"}, {"y"}, {}]>
+  %0 = tensor.concat dim(1) %a, %b {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{"x"}, {"y"}, {}]>]>} : (tensor<8x4x16xf32>, tensor<8x12x16xf32>) -> tensor<8x16x16xf32>
+  return %0 : tensor<8x16x16xf32>
+}
+
+// Replicated operands, a result sharded along the concatenated dimension:
+// "x" goes to the other dimension.
+// CHECK-LABEL: func @concat_replicated_operands
+func.func @concat_replicated_operands(%a: tensor<4x64xf32>)
+    -> (tensor<8x64xf32> {spmd.sharding = #spmd.sharding<@mesh42, [{"x"}, {}]>}) {
+  // CHECK: %[[A:.*]] = spmd.reshard %arg0 <@mesh42, [{}, {"x"}]>
+  // CHECK: %[[B:.*]] = spmd.reshard %arg0 <@mesh42, [{}, {"x"}]>
+  // CHECK: %[[C:.*]] = tensor.concat dim(0) %[[A]], %[[B]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{}, {"x"}]>]>}
+  // CHECK-NEXT: spmd.reshard %[[C]] <@mesh42, [{"x"}, {}]>
+  %0 = tensor.concat dim(0) %a, %a {spmd.sharding = #spmd.sharding_per_value<[<@mesh42, [{"x"}, {}]>]>} : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}

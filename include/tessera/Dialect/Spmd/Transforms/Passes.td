@@ -414,7 +414,12 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     projected-permutation maps (whose reductions `spmd-partition` cuts to
     the valid part), or a slice, pad, concatenation or reshape, and not on
     an op that divides integers (the padding could trap).
-    Need-replication, permutation and blocked factors stay unsharded, and a
+    Permutation and blocked factors stay unsharded; a factor that needs
+    replication (a concatenated dimension, a sliced one) may take a
+    candidate like any other, but its axes then move, in order, to the
+    batching factors (pass-through factors of every non-scalar tensor) with
+    room for them, or are dropped when it is not in every non-scalar tensor
+    (as in Shardy). A
     factor after a partly sharded one in the same dimension is left
     unsharded so that every tensor's sharding stays expressible.
 
