@@ -753,12 +753,20 @@ OpShardingRuleAttr mlir::tessera::spmd::getShardingRule(Operation *op) {
   return OpShardingRuleAttr();
 }
 
+ShardingRuleCache::~ShardingRuleCache() {
+  for (auto &bucket : rules)
+    for (Entry &entry : bucket.second) {
+      entry.name.destroyOpProperties(OpaqueProperties(entry.properties));
+      ::operator delete(entry.properties);
+    }
+}
+
 OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
   if (op->getPropertiesStorageSize() == 0 || op->hasAttr(kShardingRuleAttrName))
     return getShardingRule(op);
-  Attribute properties = op->getPropertiesAsAttribute();
+  OperationName name = op->getName();
   llvm::hash_code hash =
-      llvm::hash_combine(op->getName().getAsOpaquePointer(), properties,
+      llvm::hash_combine(name.getAsOpaquePointer(), op->hashProperties(),
                          llvm::hash_combine_range(op->getOperandTypes().begin(),
                                                   op->getOperandTypes().end()),
                          llvm::hash_combine_range(op->getResultTypes().begin(),
@@ -773,11 +781,16 @@ OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
                op->getResultTypes();
   };
   for (const Entry &entry : bucket)
-    if (entry.name == op->getName() && entry.properties == properties &&
-        sameTypes(entry))
+    if (entry.name == name && sameTypes(entry) &&
+        name.compareOpProperties(OpaqueProperties(entry.properties),
+                                 op->getPropertiesStorage()))
       return entry.rule;
-  Entry entry{
-      op->getName(), properties, {}, op->getNumOperands(), getShardingRule(op)};
+  void *properties = ::operator new(op->getPropertiesStorageSize());
+  name.initOpProperties(OpaqueProperties(properties),
+                        OpaqueProperties(nullptr));
+  name.copyOpProperties(OpaqueProperties(properties),
+                        op->getPropertiesStorage());
+  Entry entry{name, properties, {}, op->getNumOperands(), getShardingRule(op)};
   llvm::append_range(entry.types, op->getOperandTypes());
   llvm::append_range(entry.types, op->getResultTypes());
   bucket.push_back(std::move(entry));

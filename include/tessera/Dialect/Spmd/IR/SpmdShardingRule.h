@@ -77,12 +77,19 @@ OpShardingRuleAttr getShardingRule(Operation *op);
 /// ops may be erased while the cache lives.
 class ShardingRuleCache {
 public:
+  ShardingRuleCache() = default;
+  ShardingRuleCache(const ShardingRuleCache &) = delete;
+  ShardingRuleCache &operator=(const ShardingRuleCache &) = delete;
+  ~ShardingRuleCache();
+
   OpShardingRuleAttr get(Operation *op);
 
 private:
   struct Entry {
     OperationName name;
-    Attribute properties;
+    /// A copy of the op's properties (storage of the op's property size,
+    /// owned by the cache: compared without building an attribute).
+    void *properties;
     /// The operand types, then the result types.
     llvm::SmallVector<Type, 4> types;
     unsigned numOperands;
