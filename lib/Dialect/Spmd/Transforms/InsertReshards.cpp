@@ -29,6 +29,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
+#include <deque>
 #include <numeric>
 
 namespace mlir::tessera::spmd {
@@ -150,14 +151,12 @@ bool isPaddingSafe(Operation *op) {
 }
 
 /// The factors of `rule` that may be sharded by axes that do not divide
-/// them (each device's block padded at the end): on a padding-safe op, a
+/// them (each device's block padded at the end) on a padding-safe op: a
 /// factor of static size larger than 1 that is, in every dimension it
 /// appears in, the only factor larger than 1 (a dimension made of several
 /// factors has one padded layout, not one per factor).
-llvm::BitVector getPaddableFactors(Operation *op, OpShardingRuleAttr rule) {
+llvm::BitVector getPaddableFactors(OpShardingRuleAttr rule) {
   llvm::BitVector paddable(rule.getNumFactors());
-  if (!isPaddingSafe(op))
-    return paddable;
   paddable.set();
   // A factor of size 1 gains nothing from padding (and one that only an
   // operand has, as in a reshape of unit dimensions, would be dropped).
@@ -421,8 +420,24 @@ private:
   /// as Shardy does, before any reshard to `expected`.
   void setPartialResultSharding(OpResult result, TensorShardingAttr actual,
                                 ArrayRef<AxisRefAttr> partial,
-                                ReductionKind kind, TensorShardingAttr expected,
-                                MeshAttr mesh);
+                                ReductionKind kind,
+                                TensorShardingAttr expected);
+
+  /// What processRuleOp decides for an op: the sharding of every tensor
+  /// operand (null for others), and of every tensor result with the axes
+  /// it is partial over and how they combine.
+  struct Decision {
+    SmallVector<TensorShardingAttr> operands;
+    SmallVector<TensorShardingAttr> results;
+    SmallVector<SmallVector<AxisRefAttr>> unreduced;
+    SmallVector<std::optional<ReductionKind>> kinds;
+  };
+  /// The decision for `op`, computed once per signature: the rule, the op
+  /// name, the mesh, whether the op is padding-safe, its results' reduction
+  /// kinds and its operands' and results' types and shardings determine it
+  /// (the MLP or transformer layers of a large model repeat a handful).
+  const Decision &decide(Operation *op, OpShardingRuleAttr rule,
+                         Attribute meshRef, MeshAttr mesh);
 
   LogicalResult processRuleOp(Operation *op, OpShardingRuleAttr rule);
   LogicalResult processOpWithoutRule(Operation *op);
@@ -431,6 +446,10 @@ private:
   ModuleOp module;
   MeshResolver meshes;
   ShardingRuleCache rules;
+  /// Decisions by signature; the keys' storage lives in `keyStorage`.
+  llvm::BumpPtrAllocator keyStorage;
+  DenseMap<ArrayRef<const void *>, unsigned> decisionIds;
+  std::deque<Decision> decisions;
 };
 
 FailureOr<std::pair<Attribute, MeshAttr>>
@@ -481,7 +500,8 @@ bool isCreation(Operation *op) {
 void ReshardInserter::reshardOperand(OpOperand &operand,
                                      TensorShardingAttr target) {
   Operation *owner = operand.getOwner();
-  if (hasLayout(getSharding(operand.get()), target, owner, &meshes))
+  TensorShardingAttr current = getSharding(operand.get());
+  if (current == target || hasLayout(current, target, owner, &meshes))
     return;
   OpBuilder builder(owner);
   // A created tensor is created again in the wanted layout (unreduced axes
@@ -528,15 +548,21 @@ void ReshardInserter::setResultSharding(OpResult result,
                                  : replicated(ctx, actual.getMeshOrRef(),
                                               type ? type.getRank() : 0));
   }
-  op->setAttr(SpmdDialect::kShardingAttrName,
-              TensorShardingPerValueAttr::get(ctx, shardings));
+  // (Most ops already carry exactly this sharding: setting an attribute
+  // copies the op's attribute list.)
+  auto current = op->getAttrOfType<TensorShardingPerValueAttr>(
+      SpmdDialect::kShardingAttrName);
+  if (!current || current.getShardings() != ArrayRef(shardings))
+    op->setAttr(SpmdDialect::kShardingAttrName,
+                TensorShardingPerValueAttr::get(ctx, shardings));
   // What the user asked for with `spmd.out_sharding` is `expected` now.
-  op->removeAttr(SpmdDialect::kOutShardingAttrName);
+  if (op->getDiscardableAttr(SpmdDialect::kOutShardingAttrName))
+    op->removeAttr(SpmdDialect::kOutShardingAttrName);
   // Unless users were promised a sharding, they take the actual one (with
   // its unreduced axes reduced).
   if (!expected)
     expected = actual.withUnreduced({}, ReductionKind::Sum);
-  if (hasLayout(actual, expected, op, &meshes))
+  if (actual == expected || hasLayout(actual, expected, op, &meshes))
     return;
   OpBuilder builder(ctx);
   builder.setInsertionPointAfter(op);
@@ -544,9 +570,11 @@ void ReshardInserter::setResultSharding(OpResult result,
   result.replaceAllUsesExcept(reshard, reshard);
 }
 
-void ReshardInserter::setPartialResultSharding(
-    OpResult result, TensorShardingAttr actual, ArrayRef<AxisRefAttr> partial,
-    ReductionKind kind, TensorShardingAttr expected, MeshAttr mesh) {
+void ReshardInserter::setPartialResultSharding(OpResult result,
+                                               TensorShardingAttr actual,
+                                               ArrayRef<AxisRefAttr> partial,
+                                               ReductionKind kind,
+                                               TensorShardingAttr expected) {
   SmallVector<AxisRefAttr> keep, reduce;
   bool declared = expected && expected.getUnreducedKind() == kind;
   for (AxisRefAttr ref : partial)
@@ -577,35 +605,61 @@ void ReshardInserter::setPartialResultSharding(
   allReduce.getResult().replaceAllUsesExcept(reshard, reshard);
 }
 
-LogicalResult ReshardInserter::processRuleOp(Operation *op,
-                                             OpShardingRuleAttr rule) {
+const ReshardInserter::Decision &
+ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
+                        Attribute meshRef, MeshAttr mesh) {
   MLIRContext *ctx = op->getContext();
-  auto common = getCommonMesh(op);
-  if (failed(common))
-    return failure();
-  auto [meshRef, mesh] = *common;
-  if (!mesh)
-    return success();
+  // The reduction kinds matter only to rules with reduction factors, and
+  // whether the op is padding-safe only when a factor that could be padded
+  // is not a multiple of the mesh size (every product of axes divides it).
+  SmallVector<std::optional<ReductionKind>> kinds(op->getNumResults());
+  bool hasReduction = false;
+  for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+    hasReduction |= rule.isReduction(f);
+  if (hasReduction)
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      kinds[r] = getReductionKind(op, r);
+  llvm::BitVector paddable = getPaddableFactors(rule);
+  bool mayPad = false;
+  for (int64_t f : paddable.set_bits())
+    mayPad |= rule.getFactorSize(f) % mesh.getTotalSize() != 0;
+  bool paddingSafe = mayPad && isPaddingSafe(op);
+  if (!paddingSafe)
+    paddable.reset();
 
+  SmallVector<const void *, 24> key = {
+      rule.getAsOpaquePointer(), op->getName().getAsOpaquePointer(),
+      mesh.getAsOpaquePointer(), meshRef.getAsOpaquePointer(),
+      reinterpret_cast<const void *>(uintptr_t(paddingSafe))};
+  for (std::optional<ReductionKind> kind : kinds)
+    key.push_back(
+        reinterpret_cast<const void *>(kind ? uintptr_t(*kind) + 1 : 0));
   SmallVector<TensorShardingAttr> operandShardings, resultShardings;
-  SmallVector<int64_t> sizes;
   for (Value operand : op->getOperands()) {
     operandShardings.push_back(getSharding(operand));
-    sizes.push_back(numElements(operand.getType()));
+    key.push_back(operand.getType().getAsOpaquePointer());
+    key.push_back(operandShardings.back().getAsOpaquePointer());
   }
   for (Value result : op->getResults()) {
     resultShardings.push_back(getSharding(result));
-    sizes.push_back(numElements(result.getType()));
+    key.push_back(result.getType().getAsOpaquePointer());
+    key.push_back(resultShardings.back().getAsOpaquePointer());
   }
+  auto found = decisionIds.find(ArrayRef<const void *>(key));
+  if (found != decisionIds.end())
+    return decisions[found->second];
+
+  SmallVector<int64_t> sizes;
+  for (Value operand : op->getOperands())
+    sizes.push_back(numElements(operand.getType()));
+  for (Value result : op->getResults())
+    sizes.push_back(numElements(result.getType()));
   ShardingProjection projection =
       ShardingProjection::build(operandShardings, resultShardings, rule, mesh);
 
   // Which factors may be sharded; a reduction factor only when every result
   // it is reduced into has a kind the mesh can finish.
   llvm::BitVector shardable(rule.getNumFactors());
-  SmallVector<std::optional<ReductionKind>> kinds;
-  for (unsigned r = 0; r < op->getNumResults(); ++r)
-    kinds.push_back(getReductionKind(op, r));
   for (int64_t f = 0; f < rule.getNumFactors(); ++f) {
     if (rule.isNeedReplication(f) || rule.isPermutation(f) || rule.isBlocked(f))
       continue;
@@ -619,21 +673,26 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
     }
     shardable.set(f);
   }
-  SmallVector<SmallVector<AxisRefAttr>> chosen = chooseFactorAxes(
-      rule, projection, sizes, shardable, getPaddableFactors(op, rule), mesh);
+  SmallVector<SmallVector<AxisRefAttr>> chosen =
+      chooseFactorAxes(rule, projection, sizes, shardable, paddable, mesh);
 
+  Decision decision;
+  decision.kinds = kinds;
   // The unreduced axes of each result.
-  SmallVector<SmallVector<AxisRefAttr>> unreduced(op->getNumResults());
+  decision.unreduced.resize(op->getNumResults());
   for (unsigned r = 0; r < op->getNumResults(); ++r) {
     for (int64_t f = 0; f < rule.getNumFactors(); ++f)
       if (rule.isReduction(f) && !rule.getResultMapping(r).containsFactor(f))
-        llvm::append_range(unreduced[r], chosen[f]);
-    sortAndMergeAxes(unreduced[r], mesh);
+        llvm::append_range(decision.unreduced[r], chosen[f]);
+    sortAndMergeAxes(decision.unreduced[r], mesh);
   }
 
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
   for (OpOperand &operand : op->getOpOperands()) {
-    if (!isa<RankedTensorType>(operand.get().getType()))
+    if (!isa<RankedTensorType>(operand.get().getType())) {
+      decision.operands.push_back({});
       continue;
+    }
     unsigned index = operand.getOperandNumber();
     TensorShardingAttr target = buildSharding(
         ctx, rule.getOperandMapping(index), chosen, meshRef, mesh);
@@ -641,25 +700,57 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
     // once, not once per device: it is itself unreduced over those axes
     // (resharding a replicated value there keeps it on one device of each
     // group and zeros on the others).
-    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
     if (dps && dps.isDpsInit(&operand)) {
       unsigned r = dps.getTiedOpResult(&operand).getResultNumber();
-      if (!unreduced[r].empty() && kinds[r] == ReductionKind::Sum)
-        target = target.withUnreduced(unreduced[r], ReductionKind::Sum);
+      if (!decision.unreduced[r].empty() && kinds[r] == ReductionKind::Sum)
+        target =
+            target.withUnreduced(decision.unreduced[r], ReductionKind::Sum);
     }
-    reshardOperand(operand, target);
+    decision.operands.push_back(target);
   }
   for (OpResult result : op->getResults()) {
-    if (!isa<RankedTensorType>(result.getType()))
-      continue;
+    decision.results.push_back(
+        isa<RankedTensorType>(result.getType())
+            ? buildSharding(ctx,
+                            rule.getResultMapping(result.getResultNumber()),
+                            chosen, meshRef, mesh)
+            : TensorShardingAttr());
+  }
+
+  auto *storage = keyStorage.Allocate<const void *>(key.size());
+  llvm::copy(key, storage);
+  decisionIds[ArrayRef<const void *>(storage, key.size())] = decisions.size();
+  decisions.push_back(std::move(decision));
+  return decisions.back();
+}
+
+LogicalResult ReshardInserter::processRuleOp(Operation *op,
+                                             OpShardingRuleAttr rule) {
+  auto common = getCommonMesh(op);
+  if (failed(common))
+    return failure();
+  auto [meshRef, mesh] = *common;
+  if (!mesh)
+    return success();
+
+  const Decision &decision = decide(op, rule, meshRef, mesh);
+  SmallVector<TensorShardingAttr> resultShardings;
+  for (Value result : op->getResults())
+    resultShardings.push_back(getSharding(result));
+  for (OpOperand &operand : op->getOpOperands())
+    if (TensorShardingAttr target =
+            decision.operands[operand.getOperandNumber()])
+      reshardOperand(operand, target);
+  for (OpResult result : op->getResults()) {
     unsigned r = result.getResultNumber();
-    TensorShardingAttr actual =
-        buildSharding(ctx, rule.getResultMapping(r), chosen, meshRef, mesh);
-    if (unreduced[r].empty())
+    TensorShardingAttr actual = decision.results[r];
+    if (!actual)
+      continue;
+    if (decision.unreduced[r].empty())
       setResultSharding(result, actual, resultShardings[r]);
     else
-      setPartialResultSharding(result, actual, unreduced[r], *kinds[r],
-                               resultShardings[r], mesh);
+      setPartialResultSharding(result, actual, decision.unreduced[r],
+                               *decision.kinds[r], resultShardings[r]);
   }
   return success();
 }
@@ -830,11 +921,22 @@ LogicalResult ReshardInserter::run() {
   MLIRContext *ctx = module.getContext();
   inlineAxisTypeRegions(module);
 
+  // Every op in post-order (nested ops before their parent), but not the
+  // bodies of linalg ops, which hold scalars.
   SmallVector<Operation *> ops;
-  module.walk([&](Operation *op) {
+  std::function<void(Operation *)> collect = [&](Operation *op) {
+    if (isa<linalg::LinalgOp>(op)) {
+      ops.push_back(op);
+      return;
+    }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Operation &nested : block)
+          collect(&nested);
     if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op))
       ops.push_back(op);
-  });
+  };
+  collect(module);
   for (Operation *op : ops) {
     // Ops that only move or describe data.
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
