@@ -19,6 +19,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -463,7 +464,8 @@ ReshardInserter::getCommonMesh(Operation *op) {
   MeshAttr mesh;
   for (Value value : values) {
     TensorShardingAttr sharding = getSharding(value);
-    if (!sharding)
+    // (Most values of an op name one mesh.)
+    if (!sharding || (mesh && sharding.getMeshOrRef() == meshRef))
       continue;
     MeshAttr current = meshes.get(sharding, op);
     if (!current)
@@ -880,12 +882,7 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
 /// `out_shardings`. (An auto_axes operand enters with the listed axes
 /// erased from its sharding, and an explicit_axes result leaves so, the
 /// same data, which the ops that use it reshard as they need.)
-void inlineAxisTypeRegions(ModuleOp module) {
-  SmallVector<Operation *> regionOps;
-  module.walk([&](Operation *op) {
-    if (isa<AutoAxesOp, ExplicitAxesOp>(op))
-      regionOps.push_back(op);
-  });
+void inlineAxisTypeRegions(ArrayRef<Operation *> regionOps) {
   for (Operation *op : regionOps) {
     OpBuilder builder(op);
     Block &body = op->getRegion(0).front();
@@ -919,24 +916,19 @@ void inlineAxisTypeRegions(ModuleOp module) {
 
 LogicalResult ReshardInserter::run() {
   MLIRContext *ctx = module.getContext();
-  inlineAxisTypeRegions(module);
-
-  // Every op in post-order (nested ops before their parent), but not the
-  // bodies of linalg ops, which hold scalars.
-  SmallVector<Operation *> ops;
-  std::function<void(Operation *)> collect = [&](Operation *op) {
-    if (isa<linalg::LinalgOp>(op)) {
+  // Every op in post-order (nested ops before their parent); the bodies of
+  // axis-type regions are inlined first (their ops stay in order).
+  SmallVector<Operation *> ops, regionOps;
+  walkTensorOps(module, WalkOrder::PostOrder, [&](Operation *op) {
+    if (isa<AutoAxesOp, ExplicitAxesOp>(op))
+      regionOps.push_back(op);
+    else if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op) &&
+             !(op->hasTrait<OpTrait::IsTerminator>() &&
+               isa<AutoAxesOp, ExplicitAxesOp>(op->getParentOp())))
       ops.push_back(op);
-      return;
-    }
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Operation &nested : block)
-          collect(&nested);
-    if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op))
-      ops.push_back(op);
-  };
-  collect(module);
+    return WalkResult::advance();
+  });
+  inlineAxisTypeRegions(regionOps);
   for (Operation *op : ops) {
     // Ops that only move or describe data.
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {

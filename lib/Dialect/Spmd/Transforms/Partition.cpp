@@ -22,6 +22,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -162,7 +163,13 @@ bool isZeroSplat(Value value) {
 class Partitioner {
 public:
   explicit Partitioner(ModuleOp module)
-      : module(module), ctx(module.getContext()), rewriter(ctx) {}
+      : module(module), ctx(module.getContext()), rewriter(ctx) {
+    for (StringRef name : {StringRef(SpmdDialect::kShardingAttrName),
+                           StringRef(SpmdDialect::kOutShardingAttrName),
+                           StringRef(SpmdDialect::kShardingRuleAttrName),
+                           StringRef("spmd.sharding_origins")})
+      globalViewAttrs.push_back(StringAttr::get(ctx, name));
+  }
 
   LogicalResult run();
 
@@ -173,9 +180,11 @@ private:
 
   /// The local type of a value of type `type` sharded by `sharding` (a
   /// dimension the axes do not divide is padded to ceil(n / parts)), or
-  /// failure with a diagnostic at `op`.
+  /// failure with a diagnostic at `op`. `padded`, when given, tells
+  /// whether a dimension was padded.
   FailureOr<Type> getLocalType(Type type, TensorShardingAttr sharding,
-                               Operation *op, StringRef what);
+                               Operation *op, StringRef what,
+                               bool *padded = nullptr);
 
   /// `comm.axis_index` over `axes` times `blockSize`, as an index.
   Value offsetOf(Location loc, FlatSymbolRefAttr meshRef, MeshAttr mesh,
@@ -227,6 +236,8 @@ private:
   /// The global view of a sharded value: its type before `retype` and its
   /// sharding. Collectives and padded reductions read dimension sizes and
   /// axes from it; a lowered collective's local value inherits the entry.
+  /// Kept for the results of collectives and for padded values only (the
+  /// others have no use for it, and a large module has many).
   struct GlobalView {
     Type type;
     TensorShardingAttr sharding;
@@ -240,6 +251,16 @@ private:
       return sharding;
     return globals.lookup(value).sharding;
   }
+
+  /// Removes the attributes that describe the global view from `op`.
+  void stripGlobalView(Operation *op) {
+    if (op->getDiscardableAttrDictionary().empty())
+      return;
+    for (StringAttr name : globalViewAttrs)
+      op->removeAttr(name);
+  }
+  /// The names of those attributes.
+  SmallVector<StringAttr, 4> globalViewAttrs;
 
   /// Replaces a lowered collective by its local value.
   void replaceCollective(Operation *op, Value value);
@@ -264,7 +285,8 @@ Partitioner::resolve(TensorShardingAttr sharding, Operation *op) {
 
 FailureOr<Type> Partitioner::getLocalType(Type type,
                                           TensorShardingAttr sharding,
-                                          Operation *op, StringRef what) {
+                                          Operation *op, StringRef what,
+                                          bool *padded) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !sharding)
     return type;
@@ -287,6 +309,8 @@ FailureOr<Type> Partitioner::getLocalType(Type type,
       continue;
     // A dimension the axes do not divide is padded at the end: every
     // device holds ceil(n / parts) elements, the last ones past n unused.
+    if (padded && shape[d] % parts != 0)
+      *padded = true;
     shape[d] = llvm::divideCeil(shape[d], parts);
   }
   return tensor.clone(shape);
@@ -470,44 +494,49 @@ LogicalResult Partitioner::retype(func::FuncOp func,
     Value value;
     Type local;
     TensorShardingAttr sharding;
+    bool keepGlobal;
   };
   std::vector<Update> updates;
   auto visit = [&](Value value, Operation *anchor, StringRef what) {
     TensorShardingAttr sharding = getSharding(value);
     if (!sharding)
       return success();
-    auto local = getLocalType(value.getType(), sharding, anchor, what);
+    bool padded = false;
+    auto local = getLocalType(value.getType(), sharding, anchor, what, &padded);
     if (failed(local))
       return failure();
     if (*local != value.getType())
-      updates.push_back({value, *local, sharding});
+      updates.push_back(
+          {value, *local, sharding,
+           padded || (isa<OpResult>(value) && isGlobalCollective(anchor))});
     return success();
   };
   for (BlockArgument arg : func.getArguments())
     if (failed(visit(arg, func, "argument")))
       return failure();
-  WalkResult walk = func.walk([&](Operation *op) {
-    ops.push_back(op);
-    for (OpResult result : op->getResults())
-      if (failed(visit(result, op, "result")))
-        return WalkResult::interrupt();
-    if (isa<linalg::LinalgOp>(op))
-      return WalkResult::advance();
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          if (failed(visit(arg, op, "region argument")))
+  WalkResult walk =
+      walkTensorOps(func, WalkOrder::PostOrder, [&](Operation *op) {
+        ops.push_back(op);
+        for (OpResult result : op->getResults())
+          if (failed(visit(result, op, "result")))
             return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
+        if (isa<linalg::LinalgOp>(op))
+          return WalkResult::advance();
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            for (BlockArgument arg : block.getArguments())
+              if (failed(visit(arg, op, "region argument")))
+                return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
   if (walk.wasInterrupted())
     return failure();
-  globals.reserve(globals.size() + updates.size());
   // A value may come twice (a function's arguments are also its body's);
   // the first time holds its global type.
   for (Update &update : updates) {
-    globals.try_emplace(update.value,
-                        GlobalView{update.value.getType(), update.sharding});
+    if (update.keepGlobal)
+      globals.try_emplace(update.value,
+                          GlobalView{update.value.getType(), update.sharding});
     update.value.setType(update.local);
   }
   return success();
@@ -1038,23 +1067,6 @@ void Partitioner::recordInterface(func::FuncOp func,
 }
 
 LogicalResult Partitioner::run() {
-  // Everything must have been resharded and lowered to collectives.
-  WalkResult leftovers = module.walk([&](Operation *op) {
-    if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
-      op->emitOpError("must be removed before spmd-partition (run "
-                      "spmd-insert-reshards and "
-                      "spmd-reshard-to-collectives first)");
-      return WalkResult::interrupt();
-    }
-    if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
-      op->emitOpError("is not supported by spmd-partition");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (leftovers.wasInterrupted())
-    return failure();
-
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
   for (func::FuncOp func : funcs) {
     if (func.isExternal())
@@ -1072,14 +1084,30 @@ LogicalResult Partitioner::run() {
     SmallVector<ManualComputationOp> manuals;
     SmallVector<arith::ConstantOp> constants;
     SmallVector<Operation *> collectives;
-    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto manual = dyn_cast<ManualComputationOp>(op))
-        manuals.push_back(manual);
-      else if (auto constant = dyn_cast<arith::ConstantOp>(op))
-        constants.push_back(constant);
-      else if (isGlobalCollective(op))
-        collectives.push_back(op);
-    });
+    WalkResult leftovers =
+        walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
+          // Everything must have been resharded and lowered to
+          // collectives.
+          if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
+            op->emitOpError("must be removed before spmd-partition (run "
+                            "spmd-insert-reshards and "
+                            "spmd-reshard-to-collectives first)");
+            return WalkResult::interrupt();
+          }
+          if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
+            op->emitOpError("is not supported by spmd-partition");
+            return WalkResult::interrupt();
+          }
+          if (auto manual = dyn_cast<ManualComputationOp>(op))
+            manuals.push_back(manual);
+          else if (auto constant = dyn_cast<arith::ConstantOp>(op))
+            constants.push_back(constant);
+          else if (isGlobalCollective(op))
+            collectives.push_back(op);
+          return WalkResult::advance();
+        });
+    if (leftovers.wasInterrupted())
+      return failure();
     if (failed(inlineManualComputations(manuals, collectives)))
       return failure();
     // Manual computations (parents of resolved ops) are gone.
@@ -1087,12 +1115,16 @@ LogicalResult Partitioner::run() {
     SmallVector<Operation *> ops;
     if (failed(materializeConstants(constants)) || failed(retype(func, ops)))
       return failure();
+    // The ops that stay (lowered collectives are replaced).
+    SmallVector<Operation *> kept;
+    kept.reserve(ops.size());
     for (Operation *op : ops) {
       if (isGlobalCollective(op)) {
         if (failed(lowerCollective(op)))
           return failure();
         continue;
       }
+      kept.push_back(op);
       if (failed(fixShapeOps(op)))
         return failure();
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
@@ -1104,22 +1136,24 @@ LogicalResult Partitioner::run() {
     func.setFunctionType(FunctionType::get(
         ctx, func.getBody().front().getArgumentTypes(),
         func.getBody().front().getTerminator()->getOperandTypes()));
+    // The function is local now: the shardings that described the global
+    // view go (the function keeps its own as spmd.global_sharding).
+    for (Operation *op : kept)
+      stripGlobalView(op);
   }
-
-  // The program is local now: the shardings that described the global
-  // view go (the functions keep theirs as spmd.global_sharding).
-  StringAttr globalViewAttrs[] = {
-      StringAttr::get(ctx, SpmdDialect::kShardingAttrName),
-      StringAttr::get(ctx, SpmdDialect::kOutShardingAttrName),
-      StringAttr::get(ctx, SpmdDialect::kShardingRuleAttrName),
-      StringAttr::get(ctx, "spmd.sharding_origins")};
-  module.walk([&](Operation *op) {
-    if (!op->getDiscardableAttrDictionary().empty())
-      for (StringAttr name : globalViewAttrs)
-        op->removeAttr(name);
-    if (auto func = dyn_cast<func::FuncOp>(op); func && func.isExternal())
+  // Other ops outside these functions, and external functions.
+  for (Operation &op : module.getOps()) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (func && !func.isExternal())
+      continue;
+    walkTensorOps(&op, WalkOrder::PostOrder, [&](Operation *nested) {
+      stripGlobalView(nested);
+      return WalkResult::advance();
+    });
+    stripGlobalView(&op);
+    if (func)
       stripShardings(func);
-  });
+  }
   return success();
 }
 

@@ -1,0 +1,31 @@
+//===- TensorWalk.h - walks that skip scalar linalg bodies -------*- C++-*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// The partitioning passes visit every op that may carry, read or produce a
+// sharded tensor. The bodies of linalg ops compute on scalars and hold half
+// the ops of a typical module (a matmul's multiply, add and yield): these
+// walks leave them out.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_DIALECT_SPMD_TRANSFORMS_TENSORWALK_H
+#define TESSERA_DIALECT_SPMD_TRANSFORMS_TENSORWALK_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Visitors.h"
+
+namespace mlir::tessera::spmd {
+
+/// Walks the ops nested in `root` (not `root` itself) in `order`, as
+/// `Operation::walk` does, without entering the regions of linalg ops (the
+/// linalg ops themselves are visited). In pre-order, `callback` may skip an
+/// op's regions; in either order it may interrupt the walk.
+WalkResult walkTensorOps(Operation *root, WalkOrder order,
+                         function_ref<WalkResult(Operation *)> callback);
+
+} // namespace mlir::tessera::spmd
+
+#endif // TESSERA_DIALECT_SPMD_TRANSFORMS_TENSORWALK_H
