@@ -215,10 +215,13 @@ private:
   /// collectives of their function.
   LogicalResult inlineManualComputations(ArrayRef<ManualComputationOp> manuals,
                                          ArrayRef<Operation *> collectives);
-  LogicalResult materializeConstants(ArrayRef<arith::ConstantOp> constants);
-  /// Gives every value of `func` its local type; `ops` gets every op of
-  /// `func` in post-order.
-  LogicalResult retype(func::FuncOp func, SmallVectorImpl<Operation *> &ops);
+  /// Slices the sharded non-splat constants among `constants`; sets
+  /// `changed` when it adds ops.
+  LogicalResult materializeConstants(ArrayRef<arith::ConstantOp> constants,
+                                     bool &changed);
+  /// Gives the arguments of `func` and the results and region arguments
+  /// of `ops` (the ops of `func` outside linalg bodies) their local types.
+  LogicalResult retype(func::FuncOp func, ArrayRef<Operation *> ops);
   LogicalResult lowerCollective(Operation *op);
   LogicalResult fixShapeOps(Operation *op);
   LogicalResult fixLinalgIndices(linalg::LinalgOp op);
@@ -450,7 +453,8 @@ Partitioner::inlineManualComputations(ArrayRef<ManualComputationOp> manuals,
 }
 
 LogicalResult
-Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants) {
+Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants,
+                                  bool &changed) {
   for (arith::ConstantOp op : constants) {
     TensorShardingAttr sharding = getSharding(op.getResult());
     auto attr = dyn_cast<DenseElementsAttr>(op.getValue());
@@ -465,6 +469,7 @@ Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants) {
     if (*local == op.getType())
       continue;
     // The whole constant, and each device's block of it.
+    changed = true;
     op->removeAttr(SpmdDialect::kShardingAttrName);
     rewriter.setInsertionPointAfter(op);
     SmallVector<OpOperand *> uses(llvm::make_pointer_range(op->getUses()));
@@ -489,7 +494,7 @@ Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants) {
 }
 
 LogicalResult Partitioner::retype(func::FuncOp func,
-                                  SmallVectorImpl<Operation *> &ops) {
+                                  ArrayRef<Operation *> ops) {
   struct Update {
     Value value;
     Type local;
@@ -514,23 +519,18 @@ LogicalResult Partitioner::retype(func::FuncOp func,
   for (BlockArgument arg : func.getArguments())
     if (failed(visit(arg, func, "argument")))
       return failure();
-  WalkResult walk =
-      walkTensorOps(func, WalkOrder::PostOrder, [&](Operation *op) {
-        ops.push_back(op);
-        for (OpResult result : op->getResults())
-          if (failed(visit(result, op, "result")))
-            return WalkResult::interrupt();
-        if (isa<linalg::LinalgOp>(op))
-          return WalkResult::advance();
-        for (Region &region : op->getRegions())
-          for (Block &block : region)
-            for (BlockArgument arg : block.getArguments())
-              if (failed(visit(arg, op, "region argument")))
-                return WalkResult::interrupt();
-        return WalkResult::advance();
-      });
-  if (walk.wasInterrupted())
-    return failure();
+  for (Operation *op : ops) {
+    for (OpResult result : op->getResults())
+      if (failed(visit(result, op, "result")))
+        return failure();
+    if (op->getNumRegions() == 0 || isa<linalg::LinalgOp>(op))
+      continue;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(visit(arg, op, "region argument")))
+            return failure();
+  }
   // A value may come twice (a function's arguments are also its body's);
   // the first time holds its global type.
   for (Update &update : updates) {
@@ -1084,8 +1084,11 @@ LogicalResult Partitioner::run() {
     SmallVector<ManualComputationOp> manuals;
     SmallVector<arith::ConstantOp> constants;
     SmallVector<Operation *> collectives;
+    // Every op of the function outside linalg bodies, in pre-order.
+    SmallVector<Operation *> ops;
     WalkResult leftovers =
         walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
+          ops.push_back(op);
           // Everything must have been resharded and lowered to
           // collectives.
           if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
@@ -1112,8 +1115,17 @@ LogicalResult Partitioner::run() {
       return failure();
     // Manual computations (parents of resolved ops) are gone.
     meshes.clear();
-    SmallVector<Operation *> ops;
-    if (failed(materializeConstants(constants)) || failed(retype(func, ops)))
+    bool changed = !manuals.empty();
+    if (failed(materializeConstants(constants, changed)))
+      return failure();
+    if (changed) {
+      ops.clear();
+      walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
+        ops.push_back(op);
+        return WalkResult::advance();
+      });
+    }
+    if (failed(retype(func, ops)))
       return failure();
     // The ops that stay (lowered collectives are replaced).
     SmallVector<Operation *> kept;
