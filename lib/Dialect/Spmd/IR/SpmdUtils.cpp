@@ -63,10 +63,13 @@ TensorShardingAttr mlir::tessera::spmd::getSharding(Value value) {
   unsigned index = result.getResultNumber();
   if (auto carrier = dyn_cast<ResultShardingOpInterface>(op))
     return carrier.getResultSharding(index);
-  if (TensorShardingAttr sharding =
-          getEntry(op->getAttr(SpmdDialect::kShardingAttrName), index))
+  // (Both are discardable attributes: no op defines them as inherent ones,
+  // so the op's properties are not searched.)
+  if (TensorShardingAttr sharding = getEntry(
+          op->getDiscardableAttr(SpmdDialect::kShardingAttrName), index))
     return sharding;
-  return getEntry(op->getAttr(SpmdDialect::kOutShardingAttrName), index);
+  return getEntry(op->getDiscardableAttr(SpmdDialect::kOutShardingAttrName),
+                  index);
 }
 
 TensorShardingAttr mlir::tessera::spmd::getFuncResultSharding(Operation *op,

@@ -495,25 +495,32 @@ Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants,
 
 LogicalResult Partitioner::retype(func::FuncOp func,
                                   ArrayRef<Operation *> ops) {
+  // Each value is visited once. The results of ops without regions are
+  // retyped at once; block arguments and the results of region ops wait
+  // until all are visited (the data-flow edges of control flow, which give
+  // block arguments their shardings, compare the types of its values).
   struct Update {
     Value value;
     Type local;
-    TensorShardingAttr sharding;
-    bool keepGlobal;
   };
-  std::vector<Update> updates;
+  SmallVector<Update> deferred;
   auto visit = [&](Value value, Operation *anchor, StringRef what) {
     TensorShardingAttr sharding = getSharding(value);
     if (!sharding)
       return success();
     bool padded = false;
-    auto local = getLocalType(value.getType(), sharding, anchor, what, &padded);
+    Type global = value.getType();
+    auto local = getLocalType(global, sharding, anchor, what, &padded);
     if (failed(local))
       return failure();
-    if (*local != value.getType())
-      updates.push_back(
-          {value, *local, sharding,
-           padded || (isa<OpResult>(value) && isGlobalCollective(anchor))});
+    if (*local == global)
+      return success();
+    if (padded || (isa<OpResult>(value) && isGlobalCollective(anchor)))
+      globals.try_emplace(value, GlobalView{global, sharding});
+    if (isa<BlockArgument>(value) || anchor->getNumRegions() != 0)
+      deferred.push_back({value, *local});
+    else
+      value.setType(*local);
     return success();
   };
   for (BlockArgument arg : func.getArguments())
@@ -531,14 +538,8 @@ LogicalResult Partitioner::retype(func::FuncOp func,
           if (failed(visit(arg, op, "region argument")))
             return failure();
   }
-  // A value may come twice (a function's arguments are also its body's);
-  // the first time holds its global type.
-  for (Update &update : updates) {
-    if (update.keepGlobal)
-      globals.try_emplace(update.value,
-                          GlobalView{update.value.getType(), update.sharding});
+  for (Update &update : deferred)
     update.value.setType(update.local);
-  }
   return success();
 }
 
@@ -1127,16 +1128,16 @@ LogicalResult Partitioner::run() {
     }
     if (failed(retype(func, ops)))
       return failure();
-    // The ops that stay (lowered collectives are replaced).
-    SmallVector<Operation *> kept;
-    kept.reserve(ops.size());
+    // The ops that stay (lowered collectives are replaced) are moved to the
+    // front of `ops`.
+    size_t numKept = 0;
     for (Operation *op : ops) {
       if (isGlobalCollective(op)) {
         if (failed(lowerCollective(op)))
           return failure();
         continue;
       }
-      kept.push_back(op);
+      ops[numKept++] = op;
       if (failed(fixShapeOps(op)))
         return failure();
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
@@ -1150,7 +1151,7 @@ LogicalResult Partitioner::run() {
         func.getBody().front().getTerminator()->getOperandTypes()));
     // The function is local now: the shardings that described the global
     // view go (the function keeps its own as spmd.global_sharding).
-    for (Operation *op : kept)
+    for (Operation *op : ArrayRef(ops).take_front(numKept))
       stripGlobalView(op);
   }
   // Other ops outside these functions, and external functions.
