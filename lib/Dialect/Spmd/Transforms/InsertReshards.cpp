@@ -406,6 +406,10 @@ private:
   /// results of `op`, or failure when they are on different meshes. Null
   /// when none is sharded.
   FailureOr<std::pair<Attribute, MeshAttr>> getCommonMesh(Operation *op);
+  /// getCommonMesh with the shardings of the operands and results given.
+  FailureOr<std::pair<Attribute, MeshAttr>>
+  getCommonMesh(Operation *op, ArrayRef<TensorShardingAttr> operandShardings,
+                ArrayRef<TensorShardingAttr> resultShardings);
 
   /// Reshards operand `operand` to `target` unless it has that layout.
   void reshardOperand(OpOperand &operand, TensorShardingAttr target);
@@ -429,6 +433,8 @@ private:
   /// it is partial over and how they combine.
   struct Decision {
     SmallVector<TensorShardingAttr> operands;
+    /// Whether each operand already has its target layout.
+    SmallVector<bool> operandHasLayout;
     SmallVector<TensorShardingAttr> results;
     SmallVector<SmallVector<AxisRefAttr>> unreduced;
     SmallVector<std::optional<ReductionKind>> kinds;
@@ -438,7 +444,9 @@ private:
   /// kinds and its operands' and results' types and shardings determine it
   /// (the MLP or transformer layers of a large model repeat a handful).
   const Decision &decide(Operation *op, OpShardingRuleAttr rule,
-                         Attribute meshRef, MeshAttr mesh);
+                         Attribute meshRef, MeshAttr mesh,
+                         ArrayRef<TensorShardingAttr> operandShardings,
+                         ArrayRef<TensorShardingAttr> resultShardings);
 
   LogicalResult processRuleOp(Operation *op, OpShardingRuleAttr rule);
   LogicalResult processOpWithoutRule(Operation *op);
@@ -447,6 +455,9 @@ private:
   ModuleOp module;
   MeshResolver meshes;
   ShardingRuleCache rules;
+  /// The discardable attributes of an op before and after its sharding is
+  /// set (see setResultSharding).
+  DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr> rewrittenAttrs;
   /// Decisions by signature; the keys' storage lives in `keyStorage`.
   llvm::BumpPtrAllocator keyStorage;
   DenseMap<ArrayRef<const void *>, unsigned> decisionIds;
@@ -455,15 +466,25 @@ private:
 
 FailureOr<std::pair<Attribute, MeshAttr>>
 ReshardInserter::getCommonMesh(Operation *op) {
+  SmallVector<TensorShardingAttr> operandShardings, resultShardings;
+  for (Value operand : op->getOperands())
+    operandShardings.push_back(getSharding(operand));
+  for (Value result : op->getResults())
+    resultShardings.push_back(getSharding(result));
+  return getCommonMesh(op, operandShardings, resultShardings);
+}
+
+FailureOr<std::pair<Attribute, MeshAttr>>
+ReshardInserter::getCommonMesh(Operation *op,
+                               ArrayRef<TensorShardingAttr> operandShardings,
+                               ArrayRef<TensorShardingAttr> resultShardings) {
   // The results' mesh (one per op), else the first operand's. Operands on
   // a mesh with the same axes in another device order are resharded to it
   // (a collective permute); meshes with other axes cannot meet.
-  SmallVector<Value> values(op->getResults());
-  llvm::append_range(values, op->getOperands());
   Attribute meshRef;
   MeshAttr mesh;
-  for (Value value : values) {
-    TensorShardingAttr sharding = getSharding(value);
+  for (TensorShardingAttr sharding : llvm::concat<const TensorShardingAttr>(
+           resultShardings, operandShardings)) {
     // (Most values of an op name one mesh.)
     if (!sharding || (mesh && sharding.getMeshOrRef() == meshRef))
       continue;
@@ -550,16 +571,22 @@ void ReshardInserter::setResultSharding(OpResult result,
                                  : replicated(ctx, actual.getMeshOrRef(),
                                               type ? type.getRank() : 0));
   }
-  // (Most ops already carry exactly this sharding: setting an attribute
-  // copies the op's attribute list.)
-  auto current = op->getAttrOfType<TensorShardingPerValueAttr>(
-      SpmdDialect::kShardingAttrName);
-  if (!current || current.getShardings() != ArrayRef(shardings))
-    op->setAttr(SpmdDialect::kShardingAttrName,
-                TensorShardingPerValueAttr::get(ctx, shardings));
-  // What the user asked for with `spmd.out_sharding` is `expected` now.
-  if (op->getDiscardableAttr(SpmdDialect::kOutShardingAttrName))
-    op->removeAttr(SpmdDialect::kOutShardingAttrName);
+  // The op's attributes with the new sharding and without
+  // `spmd.out_sharding` (what the user asked for there is `expected` now).
+  // Many ops have the same attributes before and after: the new dictionary
+  // is built once per pair.
+  auto perValue = TensorShardingPerValueAttr::get(ctx, shardings);
+  DictionaryAttr before = op->getDiscardableAttrDictionary();
+  auto [it, inserted] =
+      rewrittenAttrs.try_emplace(std::make_pair(before, perValue));
+  if (inserted) {
+    NamedAttrList attrs(before);
+    attrs.set(SpmdDialect::kShardingAttrName, perValue);
+    attrs.erase(SpmdDialect::kOutShardingAttrName);
+    it->second = attrs.getDictionary(ctx);
+  }
+  if (it->second != before)
+    op->setDiscardableAttrs(it->second);
   // Unless users were promised a sharding, they take the actual one (with
   // its unreduced axes reduced).
   if (!expected)
@@ -609,7 +636,9 @@ void ReshardInserter::setPartialResultSharding(OpResult result,
 
 const ReshardInserter::Decision &
 ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
-                        Attribute meshRef, MeshAttr mesh) {
+                        Attribute meshRef, MeshAttr mesh,
+                        ArrayRef<TensorShardingAttr> operandShardings,
+                        ArrayRef<TensorShardingAttr> resultShardings) {
   MLIRContext *ctx = op->getContext();
   // The reduction kinds matter only to rules with reduction factors, and
   // whether the op is padding-safe only when a factor that could be padded
@@ -636,16 +665,18 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   for (std::optional<ReductionKind> kind : kinds)
     key.push_back(
         reinterpret_cast<const void *>(kind ? uintptr_t(*kind) + 1 : 0));
-  SmallVector<TensorShardingAttr> operandShardings, resultShardings;
-  for (Value operand : op->getOperands()) {
-    operandShardings.push_back(getSharding(operand));
+  // The symbol table the meshes are resolved in (operands on another mesh
+  // than the common one are compared with their targets there).
+  key.push_back(op->getParentWithTrait<OpTrait::SymbolTable>());
+  for (auto [operand, sharding] :
+       llvm::zip_equal(op->getOperands(), operandShardings)) {
     key.push_back(operand.getType().getAsOpaquePointer());
-    key.push_back(operandShardings.back().getAsOpaquePointer());
+    key.push_back(sharding.getAsOpaquePointer());
   }
-  for (Value result : op->getResults()) {
-    resultShardings.push_back(getSharding(result));
+  for (auto [result, sharding] :
+       llvm::zip_equal(op->getResults(), resultShardings)) {
     key.push_back(result.getType().getAsOpaquePointer());
-    key.push_back(resultShardings.back().getAsOpaquePointer());
+    key.push_back(sharding.getAsOpaquePointer());
   }
   auto found = decisionIds.find(ArrayRef<const void *>(key));
   if (found != decisionIds.end())
@@ -693,6 +724,7 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   for (OpOperand &operand : op->getOpOperands()) {
     if (!isa<RankedTensorType>(operand.get().getType())) {
       decision.operands.push_back({});
+      decision.operandHasLayout.push_back(true);
       continue;
     }
     unsigned index = operand.getOperandNumber();
@@ -709,6 +741,9 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
             target.withUnreduced(decision.unreduced[r], ReductionKind::Sum);
     }
     decision.operands.push_back(target);
+    decision.operandHasLayout.push_back(
+        target == operandShardings[index] ||
+        hasLayout(operandShardings[index], target, op, &meshes));
   }
   for (OpResult result : op->getResults()) {
     decision.results.push_back(
@@ -728,21 +763,25 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
 
 LogicalResult ReshardInserter::processRuleOp(Operation *op,
                                              OpShardingRuleAttr rule) {
-  auto common = getCommonMesh(op);
+  SmallVector<TensorShardingAttr, 4> operandShardings, resultShardings;
+  for (Value operand : op->getOperands())
+    operandShardings.push_back(getSharding(operand));
+  for (Value result : op->getResults())
+    resultShardings.push_back(getSharding(result));
+  auto common = getCommonMesh(op, operandShardings, resultShardings);
   if (failed(common))
     return failure();
   auto [meshRef, mesh] = *common;
   if (!mesh)
     return success();
 
-  const Decision &decision = decide(op, rule, meshRef, mesh);
-  SmallVector<TensorShardingAttr> resultShardings;
-  for (Value result : op->getResults())
-    resultShardings.push_back(getSharding(result));
-  for (OpOperand &operand : op->getOpOperands())
-    if (TensorShardingAttr target =
-            decision.operands[operand.getOperandNumber()])
-      reshardOperand(operand, target);
+  const Decision &decision =
+      decide(op, rule, meshRef, mesh, operandShardings, resultShardings);
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned index = operand.getOperandNumber();
+    if (!decision.operandHasLayout[index])
+      reshardOperand(operand, decision.operands[index]);
+  }
   for (OpResult result : op->getResults()) {
     unsigned r = result.getResultNumber();
     TensorShardingAttr actual = decision.results[r];
