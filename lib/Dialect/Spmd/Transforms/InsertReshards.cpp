@@ -576,7 +576,9 @@ void ReshardInserter::setResultSharding(OpResult result,
   // Many ops have the same attributes before and after: the new dictionary
   // is built once per pair.
   auto perValue = TensorShardingPerValueAttr::get(ctx, shardings);
-  DictionaryAttr before = op->getDiscardableAttrDictionary();
+  // (The raw dictionary: the discardable attributes, and for ops without
+  // properties also the inherent ones, which stay.)
+  DictionaryAttr before = op->getRawDictionaryAttrs();
   auto [it, inserted] =
       rewrittenAttrs.try_emplace(std::make_pair(before, perValue));
   if (inserted) {

@@ -257,13 +257,26 @@ private:
 
   /// Removes the attributes that describe the global view from `op`.
   void stripGlobalView(Operation *op) {
-    if (op->getDiscardableAttrDictionary().empty())
+    // The raw dictionary holds the discardable attributes (and for ops
+    // without properties the inherent ones, which stay); many ops share
+    // one, so each is rewritten once.
+    DictionaryAttr before = op->getRawDictionaryAttrs();
+    if (before.empty())
       return;
-    for (StringAttr name : globalViewAttrs)
-      op->removeAttr(name);
+    auto [it, inserted] = strippedAttrs.try_emplace(before);
+    if (inserted) {
+      NamedAttrList attrs(before);
+      for (StringAttr name : globalViewAttrs)
+        attrs.erase(name);
+      it->second = attrs.getDictionary(ctx);
+    }
+    if (it->second != before)
+      op->setDiscardableAttrs(it->second);
   }
   /// The names of those attributes.
   SmallVector<StringAttr, 4> globalViewAttrs;
+  /// Raw attribute dictionaries and what stripGlobalView makes of them.
+  DenseMap<DictionaryAttr, DictionaryAttr> strippedAttrs;
 
   /// Replaces a lowered collective by its local value.
   void replaceCollective(Operation *op, Value value);
