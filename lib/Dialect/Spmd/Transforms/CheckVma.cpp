@@ -24,6 +24,7 @@
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -224,14 +225,18 @@ LogicalResult VmaAnalysis::check() {
 
 struct SpmdCheckVmaPass : public impl::SpmdCheckVmaPassBase<SpmdCheckVmaPass> {
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([](ManualComputationOp op) {
-      if (auto flag = op->getAttrOfType<BoolAttr>("spmd.check_vma"))
-        if (!flag.getValue())
-          return WalkResult::advance();
-      VmaAnalysis analysis(op);
-      return failed(analysis.check()) ? WalkResult::interrupt()
-                                      : WalkResult::advance();
-    });
+    WalkResult result = walkTensorOps(
+        getOperation(), WalkOrder::PostOrder, [](Operation *nested) {
+          auto op = dyn_cast<ManualComputationOp>(nested);
+          if (!op)
+            return WalkResult::advance();
+          if (auto flag = op->getAttrOfType<BoolAttr>("spmd.check_vma"))
+            if (!flag.getValue())
+              return WalkResult::advance();
+          VmaAnalysis analysis(op);
+          return failed(analysis.check()) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+        });
     if (result.wasInterrupted())
       signalPassFailure();
   }

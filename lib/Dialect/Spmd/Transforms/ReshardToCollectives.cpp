@@ -17,6 +17,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -291,11 +292,12 @@ struct SpmdReshardToCollectivesPass
                  ReduceScatterOp, ReplicatedToUnreducedOp, CollectivePermuteOp>(
           op);
     };
-    getOperation().walk([&](Operation *op) {
+    walkTensorOps(getOperation(), WalkOrder::PostOrder, [&](Operation *op) {
       if (auto reshard = dyn_cast<ReshardOp>(op))
         reshards.push_back(reshard);
       else if (isCollective(op))
         collectives.push_back(op);
+      return WalkResult::advance();
     });
     for (ReshardOp op : reshards) {
       ReshardLowering lowering(op, symbols);
