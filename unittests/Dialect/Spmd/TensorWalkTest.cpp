@@ -25,9 +25,9 @@ class TensorWalkTest : public ::testing::Test {
 protected:
   TensorWalkTest() {
     DialectRegistry registry;
-    registry.insert<arith::ArithDialect, func::FuncDialect,
-                    linalg::LinalgDialect, scf::SCFDialect,
-                    tensor::TensorDialect>();
+    registry
+        .insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                scf::SCFDialect, tensor::TensorDialect>();
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     module = parseSourceString<ModuleOp>(R"mlir(
@@ -49,7 +49,7 @@ protected:
         return %r : tensor<4xf32>
       }
     )mlir",
-                                     &context);
+                                         &context);
   }
 
   /// The names of the ops `walkTensorOps` visits in `order`, where
@@ -73,11 +73,11 @@ protected:
 // visited but not their scalar bodies.
 TEST_F(TensorWalkTest, PostOrderSkipsLinalgBodies) {
   ASSERT_TRUE(module);
-  EXPECT_EQ(visit(WalkOrder::PostOrder),
-            (std::vector<std::string>{
-                "arith.constant", "arith.constant", "tensor.empty",
-                "linalg.generic", "scf.yield", "scf.for", "func.return",
-                "func.func"}));
+  EXPECT_EQ(
+      visit(WalkOrder::PostOrder),
+      (std::vector<std::string>{"arith.constant", "arith.constant",
+                                "tensor.empty", "linalg.generic", "scf.yield",
+                                "scf.for", "func.return", "func.func"}));
 }
 
 // Pre-order: parents before what they nest.
@@ -86,22 +86,21 @@ TEST_F(TensorWalkTest, PreOrderSkipsLinalgBodies) {
   EXPECT_EQ(visit(WalkOrder::PreOrder),
             (std::vector<std::string>{
                 "func.func", "arith.constant", "arith.constant", "scf.for",
-                "tensor.empty", "linalg.generic", "scf.yield",
-                "func.return"}));
+                "tensor.empty", "linalg.generic", "scf.yield", "func.return"}));
 }
 
 // In pre-order a callback may skip an op's regions; the walk goes on after
 // the op.
 TEST_F(TensorWalkTest, PreOrderSkip) {
   ASSERT_TRUE(module);
-  EXPECT_EQ(visit(WalkOrder::PreOrder,
-                  [](Operation *op) {
-                    return isa<scf::ForOp>(op) ? WalkResult::skip()
-                                               : WalkResult::advance();
-                  }),
-            (std::vector<std::string>{"func.func", "arith.constant",
-                                      "arith.constant", "scf.for",
-                                      "func.return"}));
+  EXPECT_EQ(
+      visit(WalkOrder::PreOrder,
+            [](Operation *op) {
+              return isa<scf::ForOp>(op) ? WalkResult::skip()
+                                         : WalkResult::advance();
+            }),
+      (std::vector<std::string>{"func.func", "arith.constant", "arith.constant",
+                                "scf.for", "func.return"}));
 }
 
 // Interrupting stops the whole walk and is reported.
