@@ -19,6 +19,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/SignatureCache.h"
 #include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,7 +31,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
-#include <deque>
 #include <numeric>
 
 namespace mlir::tessera::spmd {
@@ -458,10 +458,7 @@ private:
   /// The discardable attributes of an op before and after its sharding is
   /// set (see setResultSharding).
   DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr> rewrittenAttrs;
-  /// Decisions by signature; the keys' storage lives in `keyStorage`.
-  llvm::BumpPtrAllocator keyStorage;
-  DenseMap<ArrayRef<const void *>, unsigned> decisionIds;
-  std::deque<Decision> decisions;
+  SignatureCache<Decision> decisions;
 };
 
 FailureOr<std::pair<Attribute, MeshAttr>>
@@ -663,10 +660,9 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   SmallVector<const void *, 24> key = {
       rule.getAsOpaquePointer(), op->getName().getAsOpaquePointer(),
       mesh.getAsOpaquePointer(), meshRef.getAsOpaquePointer(),
-      reinterpret_cast<const void *>(uintptr_t(paddingSafe))};
+      signatureInt(paddingSafe)};
   for (std::optional<ReductionKind> kind : kinds)
-    key.push_back(
-        reinterpret_cast<const void *>(kind ? uintptr_t(*kind) + 1 : 0));
+    key.push_back(signatureInt(kind ? uintptr_t(*kind) + 1 : 0));
   // The symbol table the meshes are resolved in (operands on another mesh
   // than the common one are compared with their targets there).
   key.push_back(op->getParentWithTrait<OpTrait::SymbolTable>());
@@ -680,9 +676,8 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
     key.push_back(result.getType().getAsOpaquePointer());
     key.push_back(sharding.getAsOpaquePointer());
   }
-  auto found = decisionIds.find(ArrayRef<const void *>(key));
-  if (found != decisionIds.end())
-    return decisions[found->second];
+  if (Decision *found = decisions.lookup(key))
+    return *found;
 
   SmallVector<int64_t> sizes;
   for (Value operand : op->getOperands())
@@ -756,11 +751,7 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
             : TensorShardingAttr());
   }
 
-  auto *storage = keyStorage.Allocate<const void *>(key.size());
-  llvm::copy(key, storage);
-  decisionIds[ArrayRef<const void *>(storage, key.size())] = decisions.size();
-  decisions.push_back(std::move(decision));
-  return decisions.back();
+  return decisions.insert(key, std::move(decision));
 }
 
 LogicalResult ReshardInserter::processRuleOp(Operation *op,
