@@ -205,11 +205,13 @@ static void setResultSharding(Operation *op, unsigned index,
                      existing.getShardings().end());
   if (shardings.size() != op->getNumResults()) {
     shardings.clear();
-    for (Type type : op->getResultTypes()) {
+    for (auto [i, type] : llvm::enumerate(op->getResultTypes())) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      shardings.push_back(TensorShardingAttr::getReplicated(
-          ctx, sharding.getMeshOrRef(), tensor ? tensor.getRank() : 0,
-          /*closed=*/false));
+      shardings.push_back(i == index ? sharding
+                                     : TensorShardingAttr::getReplicated(
+                                           ctx, sharding.getMeshOrRef(),
+                                           tensor ? tensor.getRank() : 0,
+                                           /*closed=*/false));
     }
   }
   shardings[index] = sharding;
