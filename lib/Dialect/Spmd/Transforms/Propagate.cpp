@@ -43,6 +43,8 @@
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/SignatureCache.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -232,9 +234,28 @@ bool hasMultiUseOperand(Operation *op) {
 // The worklist
 //===----------------------------------------------------------------------===//
 
+/// How propagation treats an op.
+enum class OpCategory : uint8_t {
+  /// A function's return: returned values <-> result attributes and callers.
+  Return,
+  /// Call operands <-> callee arguments.
+  Call,
+  /// Operands <-> in_shardings, body results <-> out_shardings.
+  Manual,
+  /// One identity per data-flow edge (loops, conditionals).
+  DataFlow,
+  Barrier,
+  Constraint,
+  /// An op with a sharding rule that fits it.
+  Rule,
+  /// Nothing to propagate through.
+  Skip,
+};
+
 /// What the op-priority schedule needs to know about an op, computed once.
 struct OpKind {
   OpShardingRuleAttr rule;
+  OpCategory category = OpCategory::Skip;
   /// Identity-like connections: data-flow edges, calls, manual
   /// computations, function results.
   bool isEdge = false;
@@ -242,32 +263,42 @@ struct OpKind {
   bool isReshapeOrTranspose = false;
   bool isBroadcast = false;
   bool hasMultiUseOperand = false;
-  /// Whether the op owns data-flow edges (loops, conditionals).
-  bool hasDataFlowEdges = false;
 };
 
-/// The ops propagation visits (those with a ranked tensor operand, result or
-/// region argument; no other op can carry a sharding), numbered in pre-order
+/// The ops propagation visits (see `mayPropagate`), numbered in pre-order
 /// once, with what propagation keeps per op. Ops to visit come out last in,
 /// first out; an op already waiting keeps its place.
 class Worklist {
 public:
+  /// (A module holds tens of thousands: kept small.)
   struct Entry {
-    Operation *op;
-    /// Computed on the first visit.
-    std::optional<OpKind> kind;
-    /// The directions of the op's last visit, while nothing around it
-    /// changed since (see `Propagation::dirty`).
-    std::optional<uint64_t> cleanSignature;
+    Operation *op = nullptr;
+    /// Computed on the first visit (`classified`).
+    OpKind kind;
+    /// The directions of the op's last visit while nothing around it
+    /// changed since (if `clean`; see `Propagation::dirty`).
+    uint64_t cleanSignature = 0;
+    /// The directions along the op's factors in sweep `directionsSweep`
+    /// (they hold for a whole sweep); if `hasDirections`: they may not fit
+    /// 64 bits.
+    uint64_t directions = 0;
+    unsigned directionsSweep = 0;
+    bool classified = false;
+    bool clean = false;
+    bool hasDirections = false;
     bool queued = false;
   };
 
   /// Appends `op` if propagation may visit it; ops come in pre-order.
+  /// `index` makes them known to `find`.
   void add(Operation *op) {
-    if (!touchesTensors(op))
-      return;
-    ids.try_emplace(op, entries.size());
-    entries.push_back(Entry{op, std::nullopt, std::nullopt, false});
+    if (mayPropagate(op))
+      entries.emplace_back().op = op;
+  }
+  void index() {
+    ids.reserve(entries.size());
+    for (auto [i, entry] : llvm::enumerate(entries))
+      ids.try_emplace(entry.op, i);
   }
   /// Forgets every op (before ops are inserted; numbered again with `add`).
   void clear() {
@@ -306,8 +337,19 @@ public:
   MutableArrayRef<Entry> getEntries() { return entries; }
 
 private:
-  static bool touchesTensors(Operation *op) {
+  /// Whether `op` touches a ranked tensor (operand, result or region
+  /// argument; no other op can carry a sharding) and may move shardings:
+  /// an op without regions needs two tensors to move one between them,
+  /// unless it passes values on (terminators, calls).
+  static bool mayPropagate(Operation *op) {
     auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+    if (op->getNumRegions() == 0) {
+      size_t tensors = llvm::count_if(op->getOperandTypes(), isTensor) +
+                       llvm::count_if(op->getResultTypes(), isTensor);
+      return tensors >= 2 ||
+             (tensors == 1 && (op->hasTrait<OpTrait::IsTerminator>() ||
+                               isa<CallOpInterface>(op)));
+    }
     if (llvm::any_of(op->getOperandTypes(), isTensor) ||
         llvm::any_of(op->getResultTypes(), isTensor))
       return true;
@@ -339,26 +381,28 @@ public:
   Propagation(ModuleOp module, const FactorPropagation &strategy,
               bool conservative)
       : module(module), strategy(strategy), conservative(conservative) {
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op == module)
-        return;
+    // (The bodies of linalg ops compute on scalars: nothing to see.)
+    walkTensorOps(module, WalkOrder::PreOrder, [&](Operation *op) {
       worklist.add(op);
-      if (op->hasAttr(kShardingRuleAttrName))
+      // (Dialect attributes are discardable.)
+      if (op->getDiscardableAttr(kShardingRuleAttrName))
         ruleOps.push_back(op);
       if (auto group = dyn_cast<ShardingGroupOp>(op))
         groupOps.push_back(group);
       if (isa<FunctionOpInterface, ShardingConstraintOp, ManualComputationOp>(
               op) ||
-          op->hasAttr(SpmdDialect::kShardingAttrName))
+          op->getDiscardableAttr(SpmdDialect::kShardingAttrName))
         holders.push_back(op);
       auto call = dyn_cast<CallOpInterface>(op);
       if (!call)
-        return;
+        return WalkResult::advance();
       auto callee = dyn_cast_or_null<FunctionOpInterface>(
           call.resolveCallableInTable(&symbolTables));
       if (callee && !callee.isExternal())
         callers[callee].push_back(call);
+      return WalkResult::advance();
     });
+    worklist.index();
   }
 
   /// Ops with a user-written sharding rule.
@@ -377,7 +421,7 @@ public:
   /// outside, e.g. a user-priority round restored some).
   void invalidate() {
     for (Worklist::Entry &entry : worklist.getEntries())
-      entry.cleanSignature.reset();
+      entry.clean = false;
   }
 
   /// Attaches `spmd.sharding_origins` after propagation.
@@ -397,22 +441,13 @@ private:
   }
   /// The kind of the op of `entry` (cached there).
   const OpKind &kindOf(Worklist::Entry &entry) {
-    if (!entry.kind) {
-      Operation *op = entry.op;
-      OpKind &kind = entry.kind.emplace();
-      kind.hasDataFlowEdges = !getDataFlowEdges(op).empty();
-      if (kind.hasDataFlowEdges ||
-          isa<func::ReturnOp, CallOpInterface, ManualComputationOp,
-              PropagationBarrierOp>(op))
-        return kind;
-      kind.rule = rules.get(op);
-      kind.isElementwise = isElementwiseOp(op);
-      kind.isReshapeOrTranspose = isReshapeOrTranspose(op);
-      kind.isBroadcast = isBroadcast(op);
-      kind.hasMultiUseOperand = hasMultiUseOperand(op);
+    if (!entry.classified) {
+      entry.kind = classify(entry.op);
+      entry.classified = true;
     }
-    return *entry.kind;
+    return entry.kind;
   }
+  OpKind classify(Operation *op);
   /// Resolves the mesh of `sharding` (cached per symbol).
   MeshAttr meshOf(TensorShardingAttr sharding, Operation *scope) {
     Attribute ref = sharding.getMeshOrRef();
@@ -457,7 +492,7 @@ private:
   /// same directions and unchanged neighbors would change nothing).
   void dirty(Operation *op) {
     if (Worklist::Entry *entry = worklist.find(op)) {
-      entry->cleanSignature.reset();
+      entry->clean = false;
       worklist.push(*entry);
     }
   }
@@ -467,7 +502,11 @@ private:
   Worklist worklist;
   Operation *current = nullptr;
   const DirectionFn *currentDirection = nullptr;
+  /// Counts the sweeps (`run`); 0 before the first.
+  unsigned sweep = 0;
   llvm::DenseMap<std::pair<Type, unsigned>, OpShardingRuleAttr> identityRules;
+  /// What propagateTensors writes, by signature.
+  SignatureCache<SmallVector<TensorShardingAttr>> outcomes;
 
   // Sharding groups: every member of a value's group.
   llvm::DenseMap<Value, unsigned> groupOf;
@@ -571,18 +610,27 @@ void Propagation::notifyChanged(const Slot &slot) {
   Value value = slot.value;
   if (auto result = dyn_cast<OpResult>(value)) {
     Operation *op = result.getOwner();
-    if (op != current)
-      dirty(op);
+    Worklist::Entry *entry = worklist.find(op);
+    if (!entry) {
+      notifyUsers(value);
+      return;
+    }
+    if (op != current) {
+      entry->clean = false;
+      worklist.push(*entry);
+    }
+    OpCategory category = kindOf(*entry).category;
     // A loop's result also shares the sharding of its block arguments.
-    for (const DataFlowEdge &edge : getDataFlowEdges(op))
-      if (edge.owner == value)
-        for (Value target : edge.targets)
-          if (target != value)
-            notifyUsers(target);
+    if (category == OpCategory::DataFlow)
+      for (const DataFlowEdge &edge : getDataFlowEdges(op))
+        if (edge.owner == value)
+          for (Value target : edge.targets)
+            if (target != value)
+              notifyUsers(target);
     // A call result: the callee's return sees it.
-    if (auto call = dyn_cast<CallOpInterface>(op))
+    if (category == OpCategory::Call)
       if (auto callee = dyn_cast_or_null<FunctionOpInterface>(
-              call.resolveCallableInTable(&symbolTables)))
+              cast<CallOpInterface>(op).resolveCallableInTable(&symbolTables)))
         if (!callee.isExternal())
           for (Block &block : callee.getFunctionBody())
             if (!block.empty() && isa<func::ReturnOp>(block.back()))
@@ -634,19 +682,63 @@ bool Propagation::propagateTensors(
       ArrayRef(shardings).take_front(operands.size());
   ArrayRef<TensorShardingAttr> resultShardings =
       ArrayRef(shardings).drop_front(operands.size());
-  ShardingProjection projection =
-      ShardingProjection::build(operandShardings, resultShardings, rule, mesh);
   auto localDirection = [&](int64_t factor) {
     if (rule.isBlocked(factor) || (conservative && rule.isPermutation(factor)))
       return PropagationDirection::NONE;
     return direction(factor);
   };
-  std::optional<ShardingProjection> oldProjection;
-  if (recordOrigins)
-    oldProjection = projection;
-  UpdateTensorShardings updates = strategy.propagateFactorShardings(
-      projection, localDirection, rule.getFactorSizes(), mesh, conservative,
-      isElementwise);
+  auto mappingAt = [&](size_t t) {
+    return t < operands.size() ? rule.getOperandMapping(t)
+                               : rule.getResultMapping(t - operands.size());
+  };
+  // The new sharding of every tensor (null: it keeps its own).
+  std::optional<ShardingProjection> projection, oldProjection;
+  auto computeUpdates = [&]() {
+    projection = ShardingProjection::build(operandShardings, resultShardings,
+                                           rule, mesh);
+    if (recordOrigins)
+      oldProjection = projection;
+    UpdateTensorShardings updates = strategy.propagateFactorShardings(
+        *projection, localDirection, rule.getFactorSizes(), mesh, conservative,
+        isElementwise);
+    SmallVector<TensorShardingAttr> newShardings(shardings.size());
+    auto create = [&](size_t t, const TensorFactorShardings &tensor) {
+      TensorShardingAttr old = shardings[t];
+      TensorShardingAttr updated = tensor.createTensorSharding(
+          mappingAt(t), rule.getFactorSizes(), meshRef, mesh, old);
+      bool emptyAxes =
+          llvm::all_of(updated.getDimShardings(),
+                       [](DimensionShardingAttr d) { return d.emptyAxes(); });
+      if ((old || !emptyAxes) && updated != old)
+        newShardings[t] = updated;
+    };
+    for (unsigned i : updates.updateOperands.set_bits())
+      create(i, projection->getOperands()[i]);
+    for (unsigned i : updates.updateResults.set_bits())
+      create(operands.size() + i, projection->getResults()[i]);
+    return newShardings;
+  };
+  // The outcome depends only on the rule, the mesh, the directions along
+  // the factors and the shardings: computed once per signature (debug
+  // origins need the projections, so they compute every time).
+  SmallVector<TensorShardingAttr> computed;
+  ArrayRef<TensorShardingAttr> newShardings;
+  if (recordOrigins) {
+    computed = computeUpdates();
+    newShardings = computed;
+  } else {
+    SmallVector<const void *, 24> signature = {
+        rule.getAsOpaquePointer(), mesh.getAsOpaquePointer(),
+        meshRef.getAsOpaquePointer(), signatureInt(isElementwise)};
+    for (int64_t f = 0, e = rule.getNumFactors(); f < e; ++f)
+      signature.push_back(signatureInt(uintptr_t(localDirection(f))));
+    for (TensorShardingAttr sharding : shardings)
+      signature.push_back(sharding.getAsOpaquePointer());
+    if (auto *found = outcomes.lookup(signature))
+      newShardings = *found;
+    else
+      newShardings = outcomes.insert(signature, computeUpdates());
+  }
 
   bool changed = false;
   // Debug origins, as Shardy's debug mode records them: each axis a tensor
@@ -656,6 +748,12 @@ bool Propagation::propagateTensors(
     return t < static_cast<int64_t>(operands.size())
                ? operands[t]
                : results[t - operands.size()];
+  };
+  auto projectedAt = [](const ShardingProjection &p,
+                        size_t t) -> const TensorFactorShardings & {
+    return t < static_cast<size_t>(p.getNumOperands())
+               ? p.getOperands()[t]
+               : p.getResults()[t - p.getNumOperands()];
   };
   auto recordFactorOrigins = [&](const Slot &slot,
                                  const TensorFactorShardings &oldTensor,
@@ -707,33 +805,23 @@ bool Propagation::propagateTensors(
           origins[key] = *origin;
       }
   };
-  auto update = [&](const Slot &slot, TensorShardingAttr old,
-                    const TensorFactorShardings &tensor,
-                    TensorMappingAttr mapping, int64_t tensorIndex) {
-    TensorShardingAttr updated = tensor.createTensorSharding(
-        mapping, rule.getFactorSizes(), meshRef, mesh, old);
-    bool emptyAxes =
-        llvm::all_of(updated.getDimShardings(),
-                     [](DimensionShardingAttr d) { return d.emptyAxes(); });
-    if ((!old && emptyAxes) || updated == old)
-      return;
+  for (auto [t, updated] : llvm::enumerate(newShardings)) {
+    if (!updated)
+      continue;
+    const Slot &slot = slotAt(t);
     if (!setSlotSharding(slot, updated))
-      return;
+      continue;
     changed = true;
-    if (recordOrigins) {
-      const TensorFactorShardings &oldTensor =
-          tensorIndex < static_cast<int64_t>(operands.size())
-              ? oldProjection->getOperands()[tensorIndex]
-              : oldProjection->getResults()[tensorIndex - operands.size()];
-      recordFactorOrigins(slot, oldTensor, tensor, updated);
-    }
+    if (recordOrigins)
+      recordFactorOrigins(slot, projectedAt(*oldProjection, t),
+                          projectedAt(*projection, t), updated);
     notifyChanged(slot);
     // Every member of the slot's sharding group follows.
     if (!slot.value)
-      return;
+      continue;
     auto group = groupOf.find(slot.value);
     if (group == groupOf.end())
-      return;
+      continue;
     for (Value member : groups[group->second]) {
       if (member == slot.value || getSharding(member) == updated)
         continue;
@@ -747,13 +835,7 @@ bool Propagation::propagateTensors(
         notifyChanged(Slot::ofValue(member));
       }
     }
-  };
-  for (unsigned i : updates.updateOperands.set_bits())
-    update(operands[i], operandShardings[i], projection.getOperands()[i],
-           rule.getOperandMapping(i), i);
-  for (unsigned i : updates.updateResults.set_bits())
-    update(results[i], resultShardings[i], projection.getResults()[i],
-           rule.getResultMapping(i), operands.size() + i);
+  }
   return changed;
 }
 
@@ -769,18 +851,63 @@ bool Propagation::propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
       /*isElementwise=*/false);
 }
 
+OpKind Propagation::classify(Operation *op) {
+  OpKind kind;
+  if (isa<func::ReturnOp>(op)) {
+    kind.category = OpCategory::Return;
+    return kind;
+  }
+  if (isa<CallOpInterface>(op)) {
+    kind.category = OpCategory::Call;
+    return kind;
+  }
+  if (isa<ManualComputationOp>(op)) {
+    kind.category = OpCategory::Manual;
+    return kind;
+  }
+  if (!getDataFlowEdges(op).empty()) {
+    kind.category = OpCategory::DataFlow;
+    return kind;
+  }
+  if (isa<PropagationBarrierOp>(op)) {
+    kind.category = OpCategory::Barrier;
+    return kind;
+  }
+  kind.isElementwise = isElementwiseOp(op);
+  kind.isReshapeOrTranspose = isReshapeOrTranspose(op);
+  kind.isBroadcast = isBroadcast(op);
+  kind.hasMultiUseOperand = hasMultiUseOperand(op);
+  if (isa<ShardingConstraintOp>(op)) {
+    kind.rule = rules.get(op);
+    kind.category = OpCategory::Constraint;
+    return kind;
+  }
+  if (op->getNumResults() == 0 ||
+      isa<ReshardOp, MeshOp, FunctionOpInterface, ModuleOp>(op))
+    return kind;
+  kind.rule = rules.get(op);
+  if (kind.rule && kind.rule.getNumOperands() == op->getNumOperands() &&
+      kind.rule.getNumResults() == op->getNumResults())
+    kind.category = OpCategory::Rule;
+  return kind;
+}
+
 void Propagation::visit(Worklist::Entry &entry) {
   Operation *op = entry.op;
   current = op;
   auto always = [&](int64_t) { return directionFor(edgeKind(), -1); };
-  // A function's returned values <-> its result attributes and the results
-  // of its callers.
-  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+  const OpKind &kind = kindOf(entry);
+  switch (kind.category) {
+  case OpCategory::Skip:
+    return;
+  case OpCategory::Return: {
+    // A function's returned values <-> its result attributes and the
+    // results of its callers.
     auto func = dyn_cast<FunctionOpInterface>(op->getParentOp());
     if (!func)
       return;
     auto it = callers.find(func);
-    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    for (auto [i, value] : llvm::enumerate(op->getOperands())) {
       if (!isa<RankedTensorType>(value.getType()))
         continue;
       // Function results always propagate both ways (as Shardy does).
@@ -795,8 +922,9 @@ void Propagation::visit(Worklist::Entry &entry) {
     }
     return;
   }
-  // Call operands <-> the callee's arguments (all callers at once).
-  if (auto call = dyn_cast<CallOpInterface>(op)) {
+  case OpCategory::Call: {
+    // Call operands <-> the callee's arguments (all callers at once).
+    auto call = cast<CallOpInterface>(op);
     auto callee = dyn_cast_or_null<FunctionOpInterface>(
         call.resolveCallableInTable(&symbolTables));
     if (!callee || callee.isExternal())
@@ -814,7 +942,8 @@ void Propagation::visit(Worklist::Entry &entry) {
     }
     return;
   }
-  if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+  case OpCategory::Manual: {
+    auto manual = cast<ManualComputationOp>(op);
     Block &body = manual.getBody().front();
     // Operands and in_shardings meet in the global view (the manual axes
     // are ordinary axes outside); the body sees the local view of them.
@@ -829,23 +958,23 @@ void Propagation::visit(Worklist::Entry &entry) {
                           Slot::ofManualResult(manual, i), always(0));
     return;
   }
-  const OpKind &kind = kindOf(entry);
-  // Loops and conditionals: one identity per data-flow edge.
-  if (kind.hasDataFlowEdges) {
+  case OpCategory::DataFlow:
+    // Loops and conditionals: one identity per data-flow edge.
     for (const DataFlowEdge &edge : getDataFlowEdges(op)) {
       SmallVector<Slot> sources =
           llvm::map_to_vector(edge.sources, Slot::ofValue);
       propagateIdentity(op, sources, Slot::ofValue(edge.owner), always(0));
     }
     return;
-  }
-  if (auto barrier = dyn_cast<PropagationBarrierOp>(op)) {
+  case OpCategory::Barrier: {
+    auto barrier = cast<PropagationBarrierOp>(op);
     propagateIdentity(op, {Slot::ofValue(barrier.getInput())},
                       Slot::ofValue(barrier.getResult()),
                       barrier.getAllowedDirection());
     return;
   }
-  if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+  case OpCategory::Constraint: {
+    auto constraint = cast<ShardingConstraintOp>(op);
     auto type = cast<RankedTensorType>(constraint.getType());
     propagateTensors(
         op, {Slot::ofValue(constraint.getInput())},
@@ -854,35 +983,38 @@ void Propagation::visit(Worklist::Entry &entry) {
         /*isElementwise=*/true);
     return;
   }
-  if (op->getNumResults() == 0 ||
-      isa<ReshardOp, MeshOp, FunctionOpInterface, ModuleOp>(op))
-    return;
-  OpShardingRuleAttr rule = kind.rule;
-  if (!rule || rule.getNumOperands() != op->getNumOperands() ||
-      rule.getNumResults() != op->getNumResults())
-    return;
-  // Skip an op that is stable under the same directions.
-  uint64_t signature = 0;
-  bool anyDirection = false;
-  for (int64_t f = 0, e = rule.getNumFactors(); f < e; ++f) {
-    PropagationDirection direction = directionFor(kind, f);
-    anyDirection |= direction != PropagationDirection::NONE;
-    signature = signature * 4 + static_cast<uint64_t>(direction);
+  case OpCategory::Rule:
+    break;
   }
-  if (!anyDirection)
+  OpShardingRuleAttr rule = kind.rule;
+  // The directions along the factors hold for the whole sweep: computed on
+  // the op's first visit in it. An op visited again with the same
+  // directions while nothing around it changed is stable.
+  if (entry.directionsSweep != sweep) {
+    entry.directionsSweep = sweep;
+    int64_t numFactors = rule.getNumFactors();
+    uint64_t directions = 0;
+    bool anyDirection = false;
+    for (int64_t f = 0; f < numFactors; ++f) {
+      PropagationDirection direction = directionFor(kind, f);
+      anyDirection |= direction != PropagationDirection::NONE;
+      directions = directions * 4 + static_cast<uint64_t>(direction);
+    }
+    // (No factor moves: 0. More factors than fit: no signature.)
+    entry.directions = anyDirection ? directions : 0;
+    entry.hasDirections = !anyDirection || numFactors <= 31;
+  }
+  if (entry.hasDirections && entry.directions == 0)
     return;
-  if (entry.cleanSignature == signature)
+  if (entry.hasDirections && entry.clean &&
+      entry.cleanSignature == entry.directions)
     return;
-  entry.cleanSignature = signature;
-  // Nothing to do while none of its values has a sharding.
-  auto hasSharding = [](Value v) { return static_cast<bool>(getSharding(v)); };
-  if (llvm::none_of(op->getOperands(), hasSharding) &&
-      llvm::none_of(op->getResults(), hasSharding))
-    return;
-  SmallVector<Slot> operands =
-      llvm::map_to_vector(op->getOperands(), Slot::ofValue);
-  SmallVector<Slot> results =
-      llvm::map_to_vector(op->getResults(), Slot::ofValue);
+  entry.clean = entry.hasDirections;
+  entry.cleanSignature = entry.directions;
+  SmallVector<Slot, 4> operands =
+      llvm::map_to_vector<4>(op->getOperands(), Slot::ofValue);
+  SmallVector<Slot, 2> results =
+      llvm::map_to_vector<2>(op->getResults(), Slot::ofValue);
   propagateTensors(
       op, operands, results, rule,
       [&](int64_t f) { return directionFor(kind, f); }, kind.isElementwise);
@@ -890,11 +1022,14 @@ void Propagation::visit(Worklist::Entry &entry) {
 
 void Propagation::run(const DirectionFn &direction) {
   currentDirection = &direction;
-  if (worklist.empty())
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op != module)
-        worklist.add(op);
+  ++sweep;
+  if (worklist.empty()) {
+    walkTensorOps(module, WalkOrder::PreOrder, [&](Operation *op) {
+      worklist.add(op);
+      return WalkResult::advance();
     });
+    worklist.index();
+  }
   // As Shardy does, the result shardings of entry functions (those nobody
   // calls) reach their returned values before anything else moves.
   for (Operation &op : module.getBody()->getOperations()) {
