@@ -468,6 +468,13 @@ private:
   }
   OpShardingRuleAttr identityRule(Type type, unsigned numSources);
 
+  /// `setSlotSharding`, with the attribute dictionaries of single-result
+  /// ops rewritten once per op name, distinct dictionary and sharding.
+  bool writeSharding(const Slot &slot, TensorShardingAttr sharding);
+  llvm::DenseMap<std::tuple<OperationName, DictionaryAttr, TensorShardingAttr>,
+                 DictionaryAttr>
+      rewrittenAttrs;
+
   /// Puts the ops affected by a new sharding of `slot` on the worklist.
   void notifyChanged(const Slot &slot);
   void notifyUsers(Value value);
@@ -576,6 +583,28 @@ OpShardingRuleAttr Propagation::identityRule(Type type, unsigned numSources) {
   rule = OpShardingRuleAttr::get(ctx, sizes, operands, {mapping}, {}, {}, {},
                                  {}, /*isCustomRule=*/false);
   return rule;
+}
+
+bool Propagation::writeSharding(const Slot &slot, TensorShardingAttr sharding) {
+  auto result = dyn_cast_or_null<OpResult>(slot.value);
+  if (!result || result.getOwner()->getNumResults() != 1 ||
+      cast<RankedTensorType>(result.getType()).getRank() != sharding.getRank())
+    return setSlotSharding(slot, sharding);
+  Operation *op = result.getOwner();
+  DictionaryAttr before = op->getRawDictionaryAttrs();
+  auto key = std::make_tuple(op->getName(), before, sharding);
+  auto it = rewrittenAttrs.find(key);
+  if (it != rewrittenAttrs.end()) {
+    op->setDiscardableAttrs(it->second);
+    return true;
+  }
+  if (!setSlotSharding(slot, sharding))
+    return false;
+  // (Ops that keep their sharding elsewhere, e.g. constraints in their
+  // properties, are not remembered.)
+  if (!isa<ResultShardingOpInterface>(op))
+    rewrittenAttrs[key] = op->getRawDictionaryAttrs();
+  return true;
 }
 
 void Propagation::notifyUsers(Value value) {
@@ -809,7 +838,7 @@ bool Propagation::propagateTensors(
     if (!updated)
       continue;
     const Slot &slot = slotAt(t);
-    if (!setSlotSharding(slot, updated))
+    if (!writeSharding(slot, updated))
       continue;
     changed = true;
     if (recordOrigins)
@@ -1285,11 +1314,14 @@ void transformShardings(
   // out_shardings from kSecond.
   constexpr unsigned kSecond = 1u << 30;
   MLIRContext *ctx = holders.front()->getContext();
+  // (Only what changed is written back.)
   auto perValue = [&](TensorShardingPerValueAttr attr, Operation *op,
                       unsigned base) {
     SmallVector<TensorShardingAttr> shardings;
     for (auto [i, s] : llvm::enumerate(attr.getShardings()))
       shardings.push_back(s ? fn(s, op, base + i) : s);
+    if (ArrayRef(shardings) == attr.getShardings())
+      return attr;
     return TensorShardingPerValueAttr::get(ctx, shardings);
   };
   for (Operation *op : holders) {
@@ -1297,27 +1329,34 @@ void transformShardings(
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         if (auto s = dyn_cast_or_null<TensorShardingAttr>(
                 func.getArgAttr(i, SpmdDialect::kShardingAttrName)))
-          func.setArgAttr(i, SpmdDialect::kShardingAttrName, fn(s, op, i));
+          if (TensorShardingAttr t = fn(s, op, i); t != s)
+            func.setArgAttr(i, SpmdDialect::kShardingAttrName, t);
       for (unsigned i = 0; i < func.getNumResults(); ++i)
         if (auto s = dyn_cast_or_null<TensorShardingAttr>(
                 func.getResultAttr(i, SpmdDialect::kShardingAttrName)))
-          func.setResultAttr(i, SpmdDialect::kShardingAttrName,
-                             fn(s, op, kSecond + i));
+          if (TensorShardingAttr t = fn(s, op, kSecond + i); t != s)
+            func.setResultAttr(i, SpmdDialect::kShardingAttrName, t);
       continue;
     }
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
-      constraint.setShardingAttr(fn(constraint.getSharding(), op, 0));
+      if (TensorShardingAttr t = fn(constraint.getSharding(), op, 0);
+          t != constraint.getSharding())
+        constraint.setShardingAttr(t);
       continue;
     }
     if (auto manual = dyn_cast<ManualComputationOp>(op)) {
-      manual.setInShardingsAttr(perValue(manual.getInShardings(), op, 0));
-      manual.setOutShardingsAttr(
-          perValue(manual.getOutShardings(), op, kSecond));
+      if (auto ins = perValue(manual.getInShardings(), op, 0);
+          ins != manual.getInShardings())
+        manual.setInShardingsAttr(ins);
+      if (auto outs = perValue(manual.getOutShardings(), op, kSecond);
+          outs != manual.getOutShardings())
+        manual.setOutShardingsAttr(outs);
       continue;
     }
     if (auto attr = op->getAttrOfType<TensorShardingPerValueAttr>(
             SpmdDialect::kShardingAttrName))
-      op->setAttr(SpmdDialect::kShardingAttrName, perValue(attr, op, 0));
+      if (auto updated = perValue(attr, op, 0); updated != attr)
+        op->setAttr(SpmdDialect::kShardingAttrName, updated);
   }
 }
 
@@ -1431,7 +1470,19 @@ void SpmdPropagatePass::runOnOperation() {
     }
   };
 
-  if (!userPriorities) {
+  // Whether any dim has a user priority (with none, the rounds below would
+  // change nothing).
+  bool anyPriority = false;
+  if (userPriorities)
+    transformShardings(propagation.getShardingHolders(),
+                       [&](TensorShardingAttr s, Operation *, unsigned) {
+                         anyPriority |= llvm::any_of(
+                             s.getDimShardings(), [](DimensionShardingAttr d) {
+                               return d.getPriority();
+                             });
+                         return s;
+                       });
+  if (!anyPriority) {
     runOpPriorities();
   } else {
     // Remember every sharding as written; start with p0 only.
