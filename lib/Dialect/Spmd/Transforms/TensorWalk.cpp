@@ -10,6 +10,29 @@
 
 namespace mlir::tessera::spmd {
 
+static WalkResult walkOp(Operation *op, WalkOrder order,
+                         function_ref<WalkResult(Operation *)> callback);
+
+/// Visits the ops of `region`'s blocks and what they nest.
+static WalkResult walkBlocks(Region &region, WalkOrder order,
+                             function_ref<WalkResult(Operation *)> callback) {
+  for (Block &block : region) {
+    // The next op is found before the callback runs (it may erase the op
+    // it is given), and loaded while it runs: the ops of a large module
+    // are rarely in cache.
+    for (Operation *nested = block.empty() ? nullptr : &block.front();
+         nested;) {
+      Operation *next = nested->getNextNode();
+      if (next)
+        __builtin_prefetch(next);
+      if (walkOp(nested, order, callback).wasInterrupted())
+        return WalkResult::interrupt();
+      nested = next;
+    }
+  }
+  return WalkResult::advance();
+}
+
 /// Visits `op` and what it nests (`walkTensorOps` for one op).
 static WalkResult walkOp(Operation *op, WalkOrder order,
                          function_ref<WalkResult(Operation *)> callback) {
@@ -18,14 +41,10 @@ static WalkResult walkOp(Operation *op, WalkOrder order,
     if (result.wasInterrupted() || result.wasSkipped())
       return result.wasInterrupted() ? result : WalkResult::advance();
   }
-  if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op)) {
+  if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
     for (Region &region : op->getRegions())
-      for (Block &block : region)
-        // Early increment: the callback may erase the op it is given.
-        for (Operation &nested : llvm::make_early_inc_range(block))
-          if (walkOp(&nested, order, callback).wasInterrupted())
-            return WalkResult::interrupt();
-  }
+      if (walkBlocks(region, order, callback).wasInterrupted())
+        return WalkResult::interrupt();
   if (order == WalkOrder::PostOrder)
     return callback(op);
   return WalkResult::advance();
@@ -34,10 +53,8 @@ static WalkResult walkOp(Operation *op, WalkOrder order,
 WalkResult walkTensorOps(Operation *root, WalkOrder order,
                          function_ref<WalkResult(Operation *)> callback) {
   for (Region &region : root->getRegions())
-    for (Block &block : region)
-      for (Operation &nested : llvm::make_early_inc_range(block))
-        if (walkOp(&nested, order, callback).wasInterrupted())
-          return WalkResult::interrupt();
+    if (walkBlocks(region, order, callback).wasInterrupted())
+      return WalkResult::interrupt();
   return WalkResult::advance();
 }
 
