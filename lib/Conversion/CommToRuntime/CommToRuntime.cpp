@@ -390,7 +390,6 @@ LogicalResult lowerCollective(RuntimeCallBuilder &rt, Operation *op) {
   SmallVector<Value> args;
   StringRef name;
   SmallVector<Type> types;
-  Value shape;
   if (auto allReduce = dyn_cast<comm::AllReduceOp>(op)) {
     name = "tessera_rt_all_reduce";
     types = {ptr, ptr, i64, i32, i32, ptr, i32, ptr};

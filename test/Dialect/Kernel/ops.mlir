@@ -88,6 +88,35 @@ func.func @all_clauses(%p: tensor<3xi32>, %x: tensor<3x8x128xf32>, %h: tensor<32
 
 // -----
 
+// Tests that the clauses of kernel.call may be written in any order (here
+// Pallas's argument order: specs, then compiler parameters, then the scalar
+// prefetch count and scratch, then the cost estimate in its short form and
+// an attribute dictionary) and print in the canonical order.
+// CHECK-LABEL: func.func @any_order
+// CHECK: kernel.call @order_body(%{{.*}}, %{{.*}}) grid = [4, 2] scalar_prefetch = 1 cost_estimate = <flops = 1, transcendentals = 0, bytes_accessed = 2> in_specs = [#kernel.block<[8, 128], (d0, d1) -> (d0, 0)>] out_specs = [#kernel.block<[8, 128], (d0, d1) -> (d0, 0)>] scratch = [memref<8x128xf32, #kernel.space<vmem>>] dimension_semantics = [parallel, arbitrary] vmem_limit_bytes = 1048576 {tag} : (tensor<4xi32>, tensor<32x128xf32>) -> tensor<32x128xf32>
+func.func @order_body(%p: memref<4xi32, #kernel.space<smem>>,
+                      %x: memref<8x128xf32, #kernel.space<vmem>>,
+                      %o: memref<8x128xf32, #kernel.space<vmem>>,
+                      %buf: memref<8x128xf32, #kernel.space<vmem>>) {
+  return
+}
+func.func @any_order(%p: tensor<4xi32>, %x: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %0 = kernel.call @order_body(%p, %x)
+      out_specs = [#kernel.block<[8, 128], (i, j) -> (i, 0)>]
+      in_specs = [#kernel.block<[8, 128], (i, j) -> (i, 0)>]
+      grid = [4, 2]
+      vmem_limit_bytes = 1048576
+      dimension_semantics = [parallel, arbitrary]
+      scalar_prefetch = 1
+      scratch = [memref<8x128xf32, #kernel.space<vmem>>]
+      cost_estimate = <flops = 1, transcendentals = 0, bytes_accessed = 2>
+      {tag}
+      : (tensor<4xi32>, tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %0 : tensor<32x128xf32>
+}
+
+// -----
+
 // Tests that element blocks with and without padding, a block without an
 // index map, hbm blocks and a grid-free call round-trip.
 // CHECK-LABEL: func.func @element_blocks

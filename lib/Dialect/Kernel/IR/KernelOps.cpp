@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -108,6 +109,158 @@ static void printCopyPhase(OpAsmPrinter &printer, Operation *,
 //===----------------------------------------------------------------------===//
 // CallOp
 //===----------------------------------------------------------------------===//
+
+/// The keyword clauses of `kernel.call`, in the order they are printed.
+static constexpr StringLiteral kCallClauses[] = {"grid",
+                                                 "scalar_prefetch",
+                                                 "cost_estimate",
+                                                 "in_specs",
+                                                 "out_specs",
+                                                 "scratch",
+                                                 "dimension_semantics",
+                                                 "input_output_aliases",
+                                                 "vmem_limit_bytes"};
+
+/// Parses `= <integer>` as an i64 attribute.
+static ParseResult parseI64Clause(OpAsmParser &parser, IntegerAttr &attr) {
+  return parser.parseCustomAttributeWithFallback(
+      attr, parser.getBuilder().getIntegerType(64));
+}
+
+ParseResult CallOp::parse(OpAsmParser &parser, OperationState &result) {
+  Properties &props = result.getOrAddProperties<Properties>();
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> operands;
+  if (parser.parseCustomAttributeWithFallback(
+          props.callee, parser.getBuilder().getType<NoneType>()) ||
+      parser.parseLParen())
+    return failure();
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands) || parser.parseRParen())
+    return failure();
+
+  // The clauses, in any order, each at most once.
+  llvm::SmallDenseSet<StringRef, 16> seen;
+  StringRef last;
+  // A `#kernel.cost<...>` written right before the `:` takes the function
+  // type as its own (MLIR's syntax for typed attributes), so what follows
+  // the clauses is no longer `: type`.
+  auto costTookType = [&](SMLoc loc) {
+    return parser.emitError(loc, "expected ':' and the function type; a "
+                                 "'#kernel.cost<...>' right before ':' takes "
+                                 "the type as its own: write 'cost_estimate' "
+                                 "before another clause or as '<...>'");
+  };
+  while (true) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (failed(parser.parseOptionalKeyword(&keyword)))
+      break;
+    if (!llvm::is_contained(kCallClauses, keyword)) {
+      if (last == "cost_estimate")
+        return costTookType(loc);
+      InFlightDiagnostic diag = parser.emitError(loc, "unknown clause '")
+                                << keyword << "', expected one of ";
+      llvm::interleave(
+          kCallClauses, [&](StringRef c) { diag << "'" << c << "'"; },
+          [&] { diag << ", "; });
+      return diag;
+    }
+    if (!seen.insert(keyword).second)
+      return parser.emitError(loc, "clause '")
+             << keyword << "' appears more than once";
+    if (parser.parseEqual())
+      return failure();
+    ParseResult parsed = success();
+    if (keyword == "grid")
+      parsed = parser.parseCustomAttributeWithFallback(props.grid, Type{});
+    else if (keyword == "scalar_prefetch")
+      parsed = parseI64Clause(parser, props.scalar_prefetch);
+    else if (keyword == "cost_estimate")
+      parsed =
+          parser.parseCustomAttributeWithFallback(props.cost_estimate, Type{});
+    else if (keyword == "in_specs")
+      parsed = parser.parseAttribute(props.in_specs);
+    else if (keyword == "out_specs")
+      parsed = parser.parseAttribute(props.out_specs);
+    else if (keyword == "scratch")
+      parsed = parser.parseAttribute(props.scratch);
+    else if (keyword == "dimension_semantics")
+      parsed = parseDimensionSemantics(parser, props.dimension_semantics);
+    else if (keyword == "input_output_aliases")
+      parsed = parseAliases(parser, props.input_output_aliases);
+    else
+      parsed = parseI64Clause(parser, props.vmem_limit_bytes);
+    if (failed(parsed))
+      return failure();
+    last = keyword;
+  }
+  for (StringRef required : {"grid", "in_specs", "out_specs"})
+    if (!seen.contains(required))
+      return parser.emitError(parser.getCurrentLocation(), "expected '")
+             << required << "' clause";
+
+  SMLoc attrLoc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      failed(verifyInherentAttrs(result.name, result.attributes, [&]() {
+        return parser.emitError(attrLoc)
+               << "'" << result.name.getStringRef() << "' op ";
+      })))
+    return failure();
+  SMLoc colonLoc = parser.getCurrentLocation();
+  if (failed(parser.parseOptionalColon())) {
+    if (last == "cost_estimate")
+      return costTookType(colonLoc);
+    return parser.emitError(colonLoc, "expected ':'");
+  }
+  FunctionType type;
+  if (parser.parseType(type))
+    return failure();
+  result.addTypes(type.getResults());
+  return parser.resolveOperands(operands, type.getInputs(), operandsLoc,
+                                result.operands);
+}
+
+void CallOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  printer.printAttributeWithoutType(getCalleeAttr());
+  printer << '(' << getOperands() << ") grid = ";
+  printer.printStrippedAttrOrType(getGridAttr());
+  if (getScalarPrefetch() != 0) {
+    printer << " scalar_prefetch = ";
+    printer.printAttributeWithoutType(getScalarPrefetchAttr());
+  }
+  if (CostEstimateAttr cost = getCostEstimateAttr()) {
+    printer << " cost_estimate = ";
+    printer.printStrippedAttrOrType(cost);
+  }
+  printer << " in_specs = ";
+  printer.printAttributeWithoutType(getInSpecsAttr());
+  printer << " out_specs = ";
+  printer.printAttributeWithoutType(getOutSpecsAttr());
+  if (ArrayAttr scratch = getScratchAttr()) {
+    printer << " scratch = ";
+    printer.printAttributeWithoutType(scratch);
+  }
+  if (ArrayAttr semantics = getDimensionSemanticsAttr()) {
+    printer << " dimension_semantics = ";
+    printDimensionSemantics(printer, *this, semantics);
+  }
+  if (DenseI64ArrayAttr aliases = getInputOutputAliasesAttr()) {
+    printer << " input_output_aliases = ";
+    printAliases(printer, *this, aliases);
+  }
+  if (IntegerAttr limit = getVmemLimitBytesAttr()) {
+    printer << " vmem_limit_bytes = ";
+    printer.printAttributeWithoutType(limit);
+  }
+  SmallVector<StringRef> elided(std::begin(kCallClauses),
+                                std::end(kCallClauses));
+  elided.push_back(getCalleeAttrName().getValue());
+  printer.printOptionalAttrDict((*this)->getAttrs(), elided);
+  printer << " : ";
+  printer.printFunctionalType(getOperands().getTypes(),
+                              getResults().getTypes());
+}
 
 SmallVector<DimensionSemantics> CallOp::getGridSemantics() {
   SmallVector<DimensionSemantics> result(getGrid().size(),

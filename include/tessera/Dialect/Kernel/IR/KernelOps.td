@@ -67,10 +67,15 @@ def Kernel_CallOp : Kernel_Op<"call",
     - `input_output_aliases = {1 -> 0}`: operand 1 (counting
       scalar-prefetch operands) and result 0 share a buffer; unvisited
       blocks of the result keep the operand's data. Types must match.
-    - `cost_estimate`: an optional `#kernel.cost` (written before the
-      specs).
+    - `cost_estimate`: an optional `#kernel.cost`.
     - `vmem_limit_bytes`: the scoped VMEM limit of this kernel (Pallas's
       `CompilerParams(vmem_limit_bytes=...)`), default the target's.
+
+    The clauses after the operands may come in any order, each at most once;
+    `grid`, `in_specs` and `out_specs` are required. The printer writes them
+    in one order: `grid`, `scalar_prefetch`, `cost_estimate`, `in_specs`,
+    `out_specs`, `scratch`, `dimension_semantics`, `input_output_aliases`,
+    `vmem_limit_bytes`.
 
     The body is a `func.func` with no results whose arguments are, in
     order: the scalar-prefetch operands as SMEM memrefs, one memref per
@@ -92,18 +97,7 @@ def Kernel_CallOp : Kernel_Op<"call",
     OptionalAttr<I64Attr>:$vmem_limit_bytes
   );
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
-  let assemblyFormat = [{
-    $callee `(` $operands `)` `grid` `=` $grid
-    (`scalar_prefetch` `=` $scalar_prefetch^)?
-    (`cost_estimate` `=` $cost_estimate^)?
-    `in_specs` `=` $in_specs `out_specs` `=` $out_specs
-    (`scratch` `=` $scratch^)?
-    (`dimension_semantics` `=`
-     custom<DimensionSemantics>($dimension_semantics)^)?
-    (`input_output_aliases` `=` custom<Aliases>($input_output_aliases)^)?
-    (`vmem_limit_bytes` `=` $vmem_limit_bytes^)?
-    attr-dict `:` functional-type($operands, $results)
-  }];
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The scalar-prefetch operands.
