@@ -77,3 +77,22 @@ func.func @no_target(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
       : (tensor<16x128xf32>) -> tensor<16x128xf32>
   return %0 : tensor<16x128xf32>
 }
+
+// -----
+
+// Tests a call outside any func.func (the lowering allocates the call's
+// argument block in the enclosing function).
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    return
+  }
+  llvm.func @outside_func() {
+    %x = tensor.empty() : tensor<16x128xf32>
+    // expected-error @+1 {{'kernel.call' op must be inside a func.func to be lowered}}
+    %0 = kernel.call @body(%x) grid = [2]
+        in_specs = [#kernel.block<[8, 128], (i) -> (i, 0)>]
+        out_specs = [#kernel.block<[8, 128], (i) -> (i, 0)>]
+        : (tensor<16x128xf32>) -> tensor<16x128xf32>
+    llvm.return
+  }
+}

@@ -53,3 +53,16 @@ func.func @yield_outside() {
   // expected-error @+1 {{'kernel.yield' op expects parent op 'kernel.run_scoped'}}
   kernel.yield
 }
+
+// -----
+
+// Tests that the region ends with kernel.yield (only the generic syntax can
+// write another terminator).
+func.func @no_yield() {
+  // expected-error @+1 {{'kernel.run_scoped' op region must end with kernel.yield}}
+  "kernel.run_scoped"() ({
+  ^bb0(%b: memref<8x128xf32, #kernel.space<vmem>>):
+    func.return
+  }) {scratch = [memref<8x128xf32, #kernel.space<vmem>>]} : () -> ()
+  return
+}
