@@ -244,6 +244,8 @@ private:
   struct GlobalView {
     Type type;
     TensorShardingAttr sharding;
+    /// Whether a dimension the sharding does not divide is padded.
+    bool padded = false;
   };
   DenseMap<Value, GlobalView> globals;
 
@@ -517,23 +519,36 @@ LogicalResult Partitioner::retype(func::FuncOp func,
     Type local;
   };
   SmallVector<Update> deferred;
+  // The local type of each (global type, sharding) pair, and whether it is
+  // padded: a large function has few distinct pairs. (All values of `func`
+  // resolve their meshes in the same symbol table.)
+  struct Local {
+    Type type;
+    bool padded;
+  };
+  DenseMap<std::pair<Type, Attribute>, Local> locals;
   auto visit = [&](Value value, Operation *anchor, StringRef what) {
     TensorShardingAttr sharding = getSharding(value);
     if (!sharding)
       return success();
-    bool padded = false;
     Type global = value.getType();
-    auto local = getLocalType(global, sharding, anchor, what, &padded);
-    if (failed(local))
-      return failure();
-    if (*local == global)
+    auto [it, inserted] = locals.try_emplace({global, sharding});
+    if (inserted) {
+      bool padded = false;
+      auto local = getLocalType(global, sharding, anchor, what, &padded);
+      if (failed(local))
+        return failure();
+      it->second = {*local, padded};
+    }
+    auto [local, padded] = it->second;
+    if (local == global)
       return success();
     if (padded || (isa<OpResult>(value) && isGlobalCollective(anchor)))
-      globals.try_emplace(value, GlobalView{global, sharding});
+      globals.try_emplace(value, GlobalView{global, sharding, padded});
     if (isa<BlockArgument>(value) || anchor->getNumRegions() != 0)
-      deferred.push_back({value, *local});
+      deferred.push_back({value, local});
     else
-      value.setType(*local);
+      value.setType(local);
     return success();
   };
   for (BlockArgument arg : func.getArguments())
@@ -824,6 +839,10 @@ void Partitioner::replaceCollective(Operation *op, Value value) {
 }
 
 LogicalResult Partitioner::cutPaddedReductions(linalg::LinalgOp op) {
+  // Most ops have no padded operand.
+  if (llvm::none_of(op->getOperands(),
+                    [&](Value value) { return globals.lookup(value).padded; }))
+    return success();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   // Per padded reduction dimension: the number of valid elements in this
   // device's block, min(block, max(0, size - index * block)).
@@ -954,8 +973,16 @@ LogicalResult Partitioner::fixShapeOps(Operation *op) {
 }
 
 LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
+  // (Most bodies are a few ops without regions: they are scanned directly.)
   SmallVector<linalg::IndexOp> indices;
-  op->walk([&](linalg::IndexOp index) { indices.push_back(index); });
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &nested : block) {
+        if (auto index = dyn_cast<linalg::IndexOp>(nested))
+          indices.push_back(index);
+        else if (nested.getNumRegions() != 0)
+          nested.walk([&](linalg::IndexOp index) { indices.push_back(index); });
+      }
   if (indices.empty())
     return success();
   // The sharding of each loop dimension, from an operand or result that
@@ -1059,17 +1086,26 @@ void Partitioner::recordInterface(func::FuncOp func,
                                      complete(resultShardings, resultTypes)}));
   // One update of each attribute array (per-argument updates would rebuild
   // the array once per argument).
+  // Many arguments have the same attributes, type and sharding: each new
+  // dictionary is built once.
+  DenseMap<std::tuple<Attribute, Type, Attribute>, DictionaryAttr> rebuilt;
   auto rebuild = [&](ArrayRef<DictionaryAttr> old, ArrayRef<Type> types,
                      ArrayRef<TensorShardingAttr> shardings) {
     SmallVector<DictionaryAttr> dicts;
     for (auto [i, type] : llvm::enumerate(types)) {
-      NamedAttrList attrs(i < old.size() && old[i] ? old[i]
-                                                   : DictionaryAttr::get(ctx));
-      attrs.erase(SpmdDialect::kShardingAttrName);
-      attrs.set(kGlobalTypeAttrName, TypeAttr::get(type));
-      if (shardings[i])
-        attrs.set(kGlobalShardingAttrName, shardings[i]);
-      dicts.push_back(attrs.getDictionary(ctx));
+      DictionaryAttr before =
+          i < old.size() && old[i] ? old[i] : DictionaryAttr::get(ctx);
+      auto [it, inserted] =
+          rebuilt.try_emplace(std::make_tuple(before, type, shardings[i]));
+      if (inserted) {
+        NamedAttrList attrs(before);
+        attrs.erase(SpmdDialect::kShardingAttrName);
+        attrs.set(kGlobalTypeAttrName, TypeAttr::get(type));
+        if (shardings[i])
+          attrs.set(kGlobalShardingAttrName, shardings[i]);
+        it->second = attrs.getDictionary(ctx);
+      }
+      dicts.push_back(it->second);
     }
     return dicts;
   };
