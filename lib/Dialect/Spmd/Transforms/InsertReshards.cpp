@@ -452,12 +452,41 @@ private:
   LogicalResult processOpWithoutRule(Operation *op);
   LogicalResult processControlFlow(Operation *op);
 
+  /// The nearest symbol table around `op` (remembered for the last block
+  /// asked about: consecutive ops mostly share one).
+  Operation *symbolTableOf(Operation *op) {
+    if (op->getBlock() != lastBlock) {
+      lastBlock = op->getBlock();
+      lastTable = op->getParentWithTrait<OpTrait::SymbolTable>();
+    }
+    return lastTable;
+  }
+  Block *lastBlock = nullptr;
+  Operation *lastTable = nullptr;
+
+  /// hasLayout(sharding, target, scope), remembered per symbol table (the
+  /// answer depends only on the meshes the symbols resolve to).
+  bool sameLayout(TensorShardingAttr sharding, TensorShardingAttr target,
+                  Operation *scope) {
+    if (sharding == target)
+      return true;
+    auto [it, inserted] = layouts.try_emplace(
+        std::make_tuple(sharding, target, symbolTableOf(scope)), false);
+    if (inserted)
+      it->second = hasLayout(sharding, target, scope, &meshes);
+    return it->second;
+  }
+  DenseMap<std::tuple<Attribute, Attribute, Operation *>, bool> layouts;
+
   ModuleOp module;
   MeshResolver meshes;
   ShardingRuleCache rules;
   /// The discardable attributes of an op before and after its sharding is
   /// set (see setResultSharding).
   DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr> rewrittenAttrs;
+  /// The same for single-result ops, keyed by the result's sharding.
+  DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr>
+      rewrittenSingleAttrs;
   SignatureCache<Decision> decisions;
 };
 
@@ -521,7 +550,7 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
                                      TensorShardingAttr target) {
   Operation *owner = operand.getOwner();
   TensorShardingAttr current = getSharding(operand.get());
-  if (current == target || hasLayout(current, target, owner, &meshes))
+  if (sameLayout(current, target, owner))
     return;
   OpBuilder builder(owner);
   // A created tensor is created again in the wanted layout (unreduced axes
@@ -529,7 +558,7 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
   Operation *def = operand.get().getDefiningOp();
   TensorShardingAttr layout = target.withUnreduced({}, ReductionKind::Sum);
   if (isCreation(def) && def->getBlock() == owner->getBlock() &&
-      !hasLayout(getSharding(operand.get()), layout, owner, &meshes)) {
+      !sameLayout(getSharding(operand.get()), layout, owner)) {
     MLIRContext *ctx = owner->getContext();
     auto perValue = TensorShardingPerValueAttr::get(ctx, {layout});
     IRMapping mapping;
@@ -543,7 +572,7 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
     copy->setAttr(SpmdDialect::kShardingAttrName, perValue);
     copy->removeAttr(SpmdDialect::kOutShardingAttrName);
     operand.set(copy->getResult(0));
-    if (hasLayout(layout, target, owner, &meshes))
+    if (sameLayout(layout, target, owner))
       return;
   }
   auto reshard =
@@ -556,29 +585,40 @@ void ReshardInserter::setResultSharding(OpResult result,
                                         TensorShardingAttr expected) {
   Operation *op = result.getOwner();
   MLIRContext *ctx = op->getContext();
-  SmallVector<TensorShardingAttr> shardings;
-  for (OpResult r : op->getResults()) {
-    if (r == result) {
-      shardings.push_back(actual);
-      continue;
+  auto getPerValue = [&]() {
+    SmallVector<TensorShardingAttr> shardings;
+    for (OpResult r : op->getResults()) {
+      if (r == result) {
+        shardings.push_back(actual);
+        continue;
+      }
+      TensorShardingAttr existing = getSharding(r);
+      auto type = dyn_cast<RankedTensorType>(r.getType());
+      shardings.push_back(existing ? existing
+                                   : replicated(ctx, actual.getMeshOrRef(),
+                                                type ? type.getRank() : 0));
     }
-    TensorShardingAttr existing = getSharding(r);
-    auto type = dyn_cast<RankedTensorType>(r.getType());
-    shardings.push_back(existing ? existing
-                                 : replicated(ctx, actual.getMeshOrRef(),
-                                              type ? type.getRank() : 0));
-  }
+    return TensorShardingPerValueAttr::get(ctx, shardings);
+  };
   // The op's attributes with the new sharding and without
   // `spmd.out_sharding` (what the user asked for there is `expected` now).
   // Many ops have the same attributes before and after: the new dictionary
-  // is built once per pair.
-  auto perValue = TensorShardingPerValueAttr::get(ctx, shardings);
-  // (The raw dictionary: the discardable attributes, and for ops without
-  // properties also the inherent ones, which stay.)
+  // is built once per pair. (The raw dictionary: the discardable attributes,
+  // and for ops without properties also the inherent ones, which stay.) The
+  // sharding of a single-result op is `actual` alone, which stands for it in
+  // the key.
   DictionaryAttr before = op->getRawDictionaryAttrs();
+  TensorShardingPerValueAttr perValue;
+  bool single = op->getNumResults() == 1;
+  if (!single)
+    perValue = getPerValue();
   auto [it, inserted] =
-      rewrittenAttrs.try_emplace(std::make_pair(before, perValue));
+      (single ? rewrittenSingleAttrs : rewrittenAttrs)
+          .try_emplace(std::make_pair(before, single ? Attribute(actual)
+                                                     : Attribute(perValue)));
   if (inserted) {
+    if (single)
+      perValue = getPerValue();
     NamedAttrList attrs(before);
     attrs.set(SpmdDialect::kShardingAttrName, perValue);
     attrs.erase(SpmdDialect::kOutShardingAttrName);
@@ -590,7 +630,7 @@ void ReshardInserter::setResultSharding(OpResult result,
   // its unreduced axes reduced).
   if (!expected)
     expected = actual.withUnreduced({}, ReductionKind::Sum);
-  if (actual == expected || hasLayout(actual, expected, op, &meshes))
+  if (sameLayout(actual, expected, op))
     return;
   OpBuilder builder(ctx);
   builder.setInsertionPointAfter(op);
@@ -626,7 +666,7 @@ void ReshardInserter::setPartialResultSharding(OpResult result,
   result.replaceAllUsesExcept(allReduce, allReduce);
   if (!expected)
     expected = kept.withUnreduced({}, ReductionKind::Sum);
-  if (hasLayout(kept, expected, op, &meshes))
+  if (sameLayout(kept, expected, op))
     return;
   auto reshard =
       ReshardOp::create(builder, op->getLoc(), allReduce.getResult(), expected);
@@ -665,7 +705,7 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
     key.push_back(signatureInt(kind ? uintptr_t(*kind) + 1 : 0));
   // The symbol table the meshes are resolved in (operands on another mesh
   // than the common one are compared with their targets there).
-  key.push_back(op->getParentWithTrait<OpTrait::SymbolTable>());
+  key.push_back(symbolTableOf(op));
   for (auto [operand, sharding] :
        llvm::zip_equal(op->getOperands(), operandShardings)) {
     key.push_back(operand.getType().getAsOpaquePointer());
@@ -739,8 +779,7 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
     }
     decision.operands.push_back(target);
     decision.operandHasLayout.push_back(
-        target == operandShardings[index] ||
-        hasLayout(operandShardings[index], target, op, &meshes));
+        sameLayout(operandShardings[index], target, op));
   }
   for (OpResult result : op->getResults()) {
     decision.results.push_back(
@@ -961,6 +1000,8 @@ LogicalResult ReshardInserter::run() {
     return WalkResult::advance();
   });
   inlineAxisTypeRegions(regionOps);
+  // (Inlining erased blocks; none are erased from here on.)
+  lastBlock = nullptr;
   for (Operation *op : ops) {
     // Ops that only move or describe data.
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
