@@ -31,8 +31,8 @@ namespace {
 /// Builds the chain of collectives of one reshard.
 class ReshardLowering {
 public:
-  ReshardLowering(ReshardOp op, SymbolTableCollection &symbols)
-      : op(op), ctx(op.getContext()), builder(op), symbols(symbols) {}
+  ReshardLowering(ReshardOp op, MeshResolver &meshes)
+      : op(op), ctx(op.getContext()), builder(op), meshes(meshes) {}
 
   FailureOr<Value> lower();
 
@@ -59,7 +59,7 @@ private:
   ReshardOp op;
   MLIRContext *ctx;
   OpBuilder builder;
-  SymbolTableCollection &symbols;
+  MeshResolver &meshes;
   MeshAttr mesh;
   Value value;
   TensorShardingAttr current;
@@ -225,7 +225,7 @@ FailureOr<Value> ReshardLowering::lower() {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return fail("needs a ranked tensor");
-  mesh = target.getMesh(op, &symbols);
+  mesh = meshes.get(target, op);
   if (!mesh)
     return fail("has a sharding whose mesh cannot be resolved");
   current = getSharding(value);
@@ -238,7 +238,7 @@ FailureOr<Value> ReshardLowering::lower() {
   if (!current)
     current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
                                                 type.getRank(), true);
-  MeshAttr sourceMesh = current.getMesh(op, &symbols);
+  MeshAttr sourceMesh = meshes.get(current, op);
   if (!sourceMesh)
     return fail("has an input whose mesh cannot be resolved");
   if (sourceMesh != mesh) {
@@ -282,7 +282,7 @@ struct SpmdReshardToCollectivesPass
     : public impl::SpmdReshardToCollectivesPassBase<
           SpmdReshardToCollectivesPass> {
   void runOnOperation() override {
-    SymbolTableCollection symbols;
+    MeshResolver meshes;
     SmallVector<ReshardOp> reshards;
     // The ops the canonicalization below starts from: the collectives
     // already there and those the reshards become.
@@ -300,7 +300,7 @@ struct SpmdReshardToCollectivesPass
       return WalkResult::advance();
     });
     for (ReshardOp op : reshards) {
-      ReshardLowering lowering(op, symbols);
+      ReshardLowering lowering(op, meshes);
       FailureOr<Value> value = lowering.lower();
       if (failed(value))
         return signalPassFailure();
