@@ -1002,7 +1002,8 @@ LogicalResult ReshardInserter::run() {
   inlineAxisTypeRegions(regionOps);
   // (Inlining erased blocks; none are erased from here on.)
   lastBlock = nullptr;
-  for (Operation *op : ops) {
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    prefetchOp(ops, i + 2);
     // Ops that only move or describe data.
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
       OpBuilder builder(op);

@@ -554,7 +554,8 @@ LogicalResult Partitioner::retype(func::FuncOp func,
   for (BlockArgument arg : func.getArguments())
     if (failed(visit(arg, func, "argument")))
       return failure();
-  for (Operation *op : ops) {
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    prefetchOp(ops, i + 2);
     for (OpResult result : op->getResults())
       if (failed(visit(result, op, "result")))
         return failure();
@@ -1180,7 +1181,9 @@ LogicalResult Partitioner::run() {
     // The ops that stay (lowered collectives are replaced) are moved to the
     // front of `ops`.
     size_t numKept = 0;
-    for (Operation *op : ops) {
+    for (size_t i = 0, e = ops.size(); i < e; ++i) {
+      Operation *op = ops[i];
+      prefetchOp(ops, i + 2);
       if (isGlobalCollective(op)) {
         if (failed(lowerCollective(op)))
           return failure();
@@ -1200,8 +1203,10 @@ LogicalResult Partitioner::run() {
         func.getBody().front().getTerminator()->getOperandTypes()));
     // The function is local now: the shardings that described the global
     // view go (the function keeps its own as spmd.global_sharding).
-    for (Operation *op : ArrayRef(ops).take_front(numKept))
-      stripGlobalView(op);
+    for (size_t i = 0; i < numKept; ++i) {
+      prefetchOp(ArrayRef(ops).take_front(numKept), i + 2);
+      stripGlobalView(ops[i]);
+    }
   }
   // Other ops outside these functions, and external functions.
   for (Operation &op : module.getOps()) {

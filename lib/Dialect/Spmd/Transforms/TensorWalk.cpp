@@ -24,7 +24,7 @@ static WalkResult walkBlocks(Region &region, WalkOrder order,
          nested;) {
       Operation *next = nested->getNextNode();
       if (next)
-        __builtin_prefetch(next);
+        prefetchOp(next);
       if (walkOp(nested, order, callback).wasInterrupted())
         return WalkResult::interrupt();
       nested = next;
