@@ -35,6 +35,11 @@ thread_local CopyCounts copyCounts;
 
 constexpr int64_t kArenaAlignment = 128;
 
+/// Write-backs to HBM of at least this many bytes use non-temporal stores
+/// (smaller blocks come from kernels whose outputs may well stay in the
+/// caches for the next op).
+constexpr int64_t kKernelStreamingBytes = int64_t(64) << 10;
+
 /// Arena blocks of finished calls, reused by later ones.
 class ArenaPool {
 public:
@@ -96,8 +101,9 @@ struct Dma {
 };
 
 /// Copies the strided block of `dma` (innermost contiguous rows with
-/// memcpy).
-void copyBlock(const Dma &dma, size_t dim, char *dst, const char *src) {
+/// copyBytes).
+void copyBlock(const Dma &dma, size_t dim, char *dst, const char *src,
+               bool stream) {
   if (dim == dma.sizes.size()) {
     std::memcpy(dst, src, dma.elementBytes);
     return;
@@ -107,12 +113,24 @@ void copyBlock(const Dma &dma, size_t dim, char *dst, const char *src) {
     return;
   if (dim + 1 == dma.sizes.size() && dma.dstStrides[dim] == 1 &&
       dma.srcStrides[dim] == 1) {
-    std::memcpy(dst, src, size * dma.elementBytes);
+    copyBytes(dst, src, size * dma.elementBytes, stream);
     return;
   }
   for (int64_t i = 0; i < size; ++i)
     copyBlock(dma, dim + 1, dst + i * dma.dstStrides[dim] * dma.elementBytes,
-              src + i * dma.srcStrides[dim] * dma.elementBytes);
+              src + i * dma.srcStrides[dim] * dma.elementBytes, stream);
+}
+
+/// Performs the copy of `dma`. A block written back to HBM is written with
+/// non-temporal stores when it is large: HBM writes of a TPU's DMA engine do
+/// not go through the core's caches either, and on the host they then skip
+/// reading each destination line before overwriting it.
+void copyDma(const Dma &dma) {
+  bool stream = dma.direction == TESSERA_RT_DMA_TO_HBM &&
+                dma.getBytes() >= kKernelStreamingBytes;
+  copyBlock(dma, 0, dma.dst, dma.src, stream);
+  if (stream)
+    storeFence();
 }
 
 /// One TensorCore of a call: its arenas and DMA engine.
@@ -173,7 +191,7 @@ void reportError(const std::string &message) {
 
 /// Performs `dma` and signals its semaphore (call mutex not held).
 void perform(KernelCall &call, const Dma &dma) {
-  copyBlock(dma, 0, dma.dst, dma.src);
+  copyDma(dma);
   std::lock_guard<std::mutex> lock(call.mutex);
   if (dma.semaphore) {
     *dma.semaphore += dma.amount;
@@ -335,7 +353,7 @@ extern "C" void tessera_rt_kernel_dma_start(const int64_t *descriptor) {
   Core *core = currentCore.core;
   if (!core) {
     // Outside a call (a lowered module run by hand): at once.
-    copyBlock(dma, 0, dma.dst, dma.src);
+    copyDma(dma);
     if (dma.semaphore)
       *dma.semaphore += dma.amount;
     return;

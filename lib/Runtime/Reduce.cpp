@@ -208,10 +208,8 @@ struct And {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// Copies `bytes` bytes; with `stream`, with non-temporal stores (where the
-/// target has them), which write large results without first reading each
-/// destination cache line. The caller fences.
-static void storeChunk(void *dst, const void *src, size_t bytes, bool stream) {
+void tessera::rt::detail::copyBytes(void *dst, const void *src, size_t bytes,
+                                    bool stream) {
 #if defined(__SSE2__)
   if (stream && bytes >= 256) {
     char *to = static_cast<char *>(dst);
@@ -255,8 +253,8 @@ static void reduceKernel(const void *const *srcs, int64_t numSrcs,
         acc[i] = Op::apply(acc[i], src[i]);
     }
     for (int64_t d = 0; d < numDsts; ++d)
-      storeChunk(static_cast<T *>(dsts[d]) + start, acc, len * sizeof(T),
-                 stream);
+      copyBytes(static_cast<T *>(dsts[d]) + start, acc, len * sizeof(T),
+                stream);
   }
 }
 
@@ -280,8 +278,8 @@ static void reduceHalfKernel(const void *const *srcs, int64_t numSrcs,
     for (int64_t i = 0; i < len; ++i)
       rounded[i] = Half::fromFloat(acc[i]);
     for (int64_t d = 0; d < numDsts; ++d)
-      storeChunk(static_cast<uint16_t *>(dsts[d]) + start, rounded,
-                 len * sizeof(uint16_t), stream);
+      copyBytes(static_cast<uint16_t *>(dsts[d]) + start, rounded,
+                len * sizeof(uint16_t), stream);
   }
 }
 
@@ -364,8 +362,12 @@ void tessera::rt::detail::reduceBuffers(int32_t dtype, int32_t kind,
     return;
   if (Kernel kernel = selectKernel(dtype, kind))
     kernel(srcs, numSrcs, dsts, numDsts, n, stream);
-#if defined(__SSE2__)
   if (stream)
-    _mm_sfence();
+    storeFence();
+}
+
+void tessera::rt::detail::storeFence() {
+#if defined(__SSE2__)
+  _mm_sfence();
 #endif
 }

@@ -95,6 +95,17 @@ void reduceBuffers(int32_t dtype, int32_t kind, const void *const *srcs,
 /// Results at least this large are written with non-temporal stores.
 constexpr int64_t kStreamingBytes = int64_t(8) << 20;
 
+/// Copies `bytes` bytes from `src` to `dst` (which must not overlap). With
+/// `stream`, with non-temporal stores where the target has them: they write
+/// results larger than the caches without first reading each destination
+/// cache line, and do not evict what the caches hold. The caller makes the
+/// stores visible to other threads with storeFence() before it publishes
+/// them.
+void copyBytes(void *dst, const void *src, size_t bytes, bool stream);
+
+/// Orders the non-temporal stores of this thread before its later stores.
+void storeFence();
+
 //===----------------------------------------------------------------------===//
 // Calls and rendezvous
 //===----------------------------------------------------------------------===//

@@ -8,7 +8,8 @@
 // every TensorCore runs the core function on its own thread of the device,
 // arenas hand out aligned, disjoint buffers and refuse what does not fit
 // without overwriting anything, the pipelined DMA engine performs strided
-// copies in order and signals their semaphores, a wait nothing will satisfy
+// copies in order and signals their semaphores (large write-backs, which use
+// non-temporal stores, exactly), a wait nothing will satisfy
 // returns instead of hanging, and the call's counters are recorded.
 //
 //===----------------------------------------------------------------------===//
@@ -206,6 +207,44 @@ TEST(KernelTest, DmaEngineCopiesStridedBlocksInOrderAndSignals) {
   EXPECT_EQ(records[0].bytesIn, 128);
   EXPECT_EQ(records[0].bytesOut, 128);
   EXPECT_EQ(records[0].dmasIssued, 2);
+}
+
+TEST(KernelTest, LargeWriteBacksCopyExactlyTheBlock) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  // A 20x1001 f32 block (80,080 bytes: written back with non-temporal
+  // stores) into rows 1..20, columns 1..1001 of a 24x1003 array: rows start
+  // 4 bytes past a 16-byte boundary and end mid-vector.
+  constexpr int64_t rows = 20, cols = 1001, width = 1003;
+  struct State {
+    std::vector<float> buffer = std::vector<float>(rows * cols);
+    std::vector<float> array = std::vector<float>(24 * width, -1.0f);
+    int32_t semaphore = 0;
+  } state;
+  for (int64_t i = 0; i < rows * cols; ++i)
+    state.buffer[i] = static_cast<float>(i);
+  runOk(*mesh, [&](int64_t) {
+    std::vector<int64_t> info = makeInfo(1, 1, 4096, 256);
+    tessera_rt_kernel_call(
+        "write_back", "v5e", info.data(), reinterpret_cast<int64_t>(&state),
+        [](int64_t args, int32_t) {
+          auto &s = *reinterpret_cast<State *>(args);
+          std::vector<int64_t> out = describe(
+              TESSERA_RT_DMA_TO_HBM, s.array.data() + width + 1,
+              s.buffer.data(), rows, cols, width, cols, &s.semaphore, 1);
+          tessera_rt_kernel_dma_start(out.data());
+          EXPECT_EQ(tessera_rt_kernel_dma_wait(
+                        reinterpret_cast<int64_t>(&s.semaphore), 1),
+                    -1);
+        });
+  });
+  for (int64_t r = 0; r < 24; ++r)
+    for (int64_t c = 0; c < width; ++c) {
+      bool inside = r >= 1 && r <= rows && c >= 1 && c <= cols;
+      float expected =
+          inside ? static_cast<float>((r - 1) * cols + c - 1) : -1.0f;
+      ASSERT_EQ(state.array[r * width + c], expected)
+          << "at row " << r << ", column " << c;
+    }
 }
 
 TEST(KernelTest, SkippedCopiesAreCounted) {
