@@ -44,7 +44,9 @@
 #
 # Environment: REPEAT (default 10, quick 5) runs per program, SLOW_REPEAT
 # (default 3) for the linalg.matmul-body kernel, ADD_BLOCK_ROWS (default
-# 64), MM_BLOCK (default 256), CLANG (default clang-22).
+# 8), MM_BLOCK (default 256), MM_TILE (MRxNR, the vector body's
+# accumulator tile; default 8x32 with AVX-512, else 4x16), CLANG (default
+# clang-22).
 #
 #===------------------------------------------------------------------------===#
 
@@ -91,9 +93,17 @@ fi
 slow_repeat="${SLOW_REPEAT:-3}"
 add_bm="${ADD_BLOCK_ROWS:-8}"
 mb="${MM_BLOCK:-256}"
-# The body's vectors: (1, 1024) rows for the add; (8, 32) accumulator tiles
-# for the vector matmul body.
-add_vr=1 add_vc=1024 mr=8 nr=32
+# The body's vectors: (1, 1024) rows for the add; accumulator tiles for the
+# vector matmul body that fit the host's vector registers: (8, 32) with
+# AVX-512 (32 registers of 16 floats), else (4, 16) (16 registers of 8
+# floats); MM_TILE=MRxNR overrides.
+add_vr=1 add_vc=1024 mr=4 nr=16
+if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+  mr=8 nr=32
+fi
+if [ -n "${MM_TILE:-}" ]; then
+  mr="${MM_TILE%x*}" nr="${MM_TILE#*x}"
+fi
 
 if [ "$fresh" = 0 ]; then
   pages="output buffers reused across runs (the runtime's block cache)"
