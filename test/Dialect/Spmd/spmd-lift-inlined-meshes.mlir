@@ -37,6 +37,27 @@ func.func @duplicates(%arg0: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@a,
 
 // -----
 
+// The comm ops of a manual computation over a duplicate mesh follow it to
+// the mesh it repeats.
+// CHECK: spmd.mesh @a = <["x"=2]>
+// CHECK-NOT: spmd.mesh
+// CHECK-LABEL: func.func @comm_ops
+// CHECK: spmd.manual_computation(%arg0) in_shardings=[<@a, [{"x"}]>] out_shardings=[<@a, [{"x"}]>]
+// CHECK: comm.axis_index over @a {"x"}
+// CHECK: comm.all_reduce sum %{{.*}} over @a {"x"}
+spmd.mesh @a = <["x"=2]>
+spmd.mesh @c = <["x"=2]>
+func.func @comm_ops(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = spmd.manual_computation(%arg0) in_shardings=[<@c, [{"x"}]>] out_shardings=[<@c, [{"x"}]>] manual_axes={"x"} (%l: tensor<4xf32>) {
+    %i = comm.axis_index over @c {"x"} : index
+    %r = comm.all_reduce sum %l over @c {"x"} : tensor<4xf32>
+    spmd.return %r : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // CHECK: spmd.mesh @mesh = <["x"=2, "y"=4]>
 // CHECK-NEXT: spmd.mesh @mesh_0 = <["x"=2, "y"=2]>
 // CHECK-LABEL: func.func @inlined

@@ -52,7 +52,26 @@ struct SpmdLiftInlinedMeshesPass
       symbolTable.erase(meshOp);
     }
 
-    // 2. Rewrite every sharding, in pre-order, declaring new meshes after
+    // 2. References to an erased mesh (in shardings, the mesh of a comm op)
+    // name the mesh it repeats, before lifted meshes reuse freed names.
+    if (!renamed.empty()) {
+      AttrTypeReplacer renamer;
+      renamer.addReplacement(
+          [&](FlatSymbolRefAttr ref) -> std::optional<Attribute> {
+            auto it = renamed.find(ref.getAttr());
+            if (it == renamed.end())
+              return std::nullopt;
+            return FlatSymbolRefAttr::get(it->second);
+          });
+      module->walk([&](Operation *op) {
+        if (!isa<MeshOp>(op))
+          renamer.replaceElementsIn(op, /*replaceAttrs=*/true,
+                                    /*replaceLocs=*/false,
+                                    /*replaceTypes=*/false);
+      });
+    }
+
+    // 3. Rewrite every inlined mesh, in pre-order, declaring new meshes after
     // the existing ones as inlined meshes first appear.
     MLIRContext *ctx = &getContext();
     OpBuilder builder(ctx);
@@ -76,11 +95,6 @@ struct SpmdLiftInlinedMeshesPass
               name = meshOp.getSymNameAttr();
               meshToName[mesh] = name;
             }
-          } else if (FlatSymbolRefAttr ref = sharding.getMeshSymName()) {
-            auto it = renamed.find(ref.getAttr());
-            if (it == renamed.end())
-              return std::nullopt;
-            name = it->second;
           } else {
             return std::nullopt;
           }
