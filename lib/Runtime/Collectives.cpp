@@ -411,7 +411,8 @@ static bool execute(MeshImpl &mesh, int64_t device, Call &call,
   if (mesh.hasFailed())
     return false;
   std::vector<int64_t> members;
-  int64_t rank = mesh.getGroup(device, call.sig.parts, &members);
+  int64_t rank =
+      mesh.getGroup(device, call.sig.parts, &members, currentDevice.order);
   if (groupSize == 1) {
     call.allArrived = Clock::now();
     runAlone(call);
@@ -667,11 +668,41 @@ extern "C" int64_t tessera_rt_axis_index(const int64_t *parts,
                          " called axis_index with invalid arguments: " + error);
       return 0;
     }
-    return current.mesh->getGroup(current.device, group, nullptr);
+    return current.mesh->getGroup(current.device, group, nullptr,
+                                  current.order);
   } catch (...) {
     reportException();
     return 0;
   }
+}
+
+extern "C" void tessera_rt_set_device_order(const int64_t *deviceIds,
+                                            int64_t numDevices) {
+  CurrentDevice &current = currentDevice;
+  current.order = nullptr;
+  if (!current.mesh || !deviceIds)
+    return;
+  std::string error;
+  if (numDevices != current.mesh->numDevices) {
+    error = "has " + std::to_string(numDevices) + " devices, the mesh " +
+            std::to_string(current.mesh->numDevices);
+  } else {
+    std::vector<bool> seen(numDevices, false);
+    for (int64_t p = 0; p < numDevices && error.empty(); ++p) {
+      int64_t id = deviceIds[p];
+      if (id < 0 || id >= numDevices || seen[id])
+        error = "is not a permutation of the devices (device " +
+                std::to_string(id) + " at position " + std::to_string(p) + ")";
+      else
+        seen[id] = true;
+    }
+  }
+  if (!error.empty()) {
+    current.mesh->fail("device " + std::to_string(current.device) +
+                       " called set_device_order with an order that " + error);
+    return;
+  }
+  current.order = deviceIds;
 }
 
 extern "C" int64_t tessera_rt_device_id(void) {
@@ -689,6 +720,7 @@ extern "C" const TesseraRtSymbol *tessera_rt_symbols(void) {
       TESSERA_RT_SYMBOL(tessera_rt_permute),
       TESSERA_RT_SYMBOL(tessera_rt_barrier),
       TESSERA_RT_SYMBOL(tessera_rt_axis_index),
+      TESSERA_RT_SYMBOL(tessera_rt_set_device_order),
       TESSERA_RT_SYMBOL(tessera_rt_device_id),
       TESSERA_RT_SYMBOL(tessera_rt_alloc),
       TESSERA_RT_SYMBOL(tessera_rt_aligned_alloc),

@@ -200,8 +200,18 @@ std::string MeshImpl::parseParts(const int64_t *parts, int32_t numParts,
 }
 
 int64_t MeshImpl::getGroup(int64_t device, const std::vector<AxisPart> &parts,
-                           std::vector<int64_t> *members) const {
-  const std::vector<int64_t> &coords = devices[device].coords;
+                           std::vector<int64_t> *members,
+                           const int64_t *order) const {
+  std::vector<int64_t> ordered;
+  if (order) {
+    int64_t rest = std::find(order, order + numDevices, device) - order;
+    ordered.resize(spec.axisSizes.size());
+    for (size_t a = ordered.size(); a-- > 0;) {
+      ordered[a] = rest % spec.axisSizes[a];
+      rest /= spec.axisSizes[a];
+    }
+  }
+  const std::vector<int64_t> &coords = order ? ordered : devices[device].coords;
   int64_t rank = 0;
   int64_t groupSize = 1;
   for (const AxisPart &part : parts) {
@@ -227,7 +237,7 @@ int64_t MeshImpl::getGroup(int64_t device, const std::vector<AxisPart> &parts,
     int64_t position = 0;
     for (size_t a = 0; a < memberCoords.size(); ++a)
       position = position * spec.axisSizes[a] + memberCoords[a];
-    (*members)[i] = spec.deviceIds[position];
+    (*members)[i] = order ? order[position] : spec.deviceIds[position];
   }
   return rank;
 }

@@ -233,9 +233,12 @@ public:
   std::string parseParts(const int64_t *parts, int32_t numParts,
                          std::vector<AxisPart> &result) const;
   /// The rank of `device` in its group over `parts`, and (if `members` is
-  /// set) the group's device ids by rank.
+  /// set) the group's device ids by rank. Positions are numbered by `order`
+  /// (the device at each position; a valid permutation) if it is set, else
+  /// by the mesh's device order.
   int64_t getGroup(int64_t device, const std::vector<AxisPart> &parts,
-                   std::vector<int64_t> *members) const;
+                   std::vector<int64_t> *members,
+                   const int64_t *order = nullptr) const;
   /// "{x, y:(2)2}".
   std::string describeParts(const std::vector<AxisPart> &parts) const;
   /// "(sum, f32, 16 elements over {x})".
@@ -296,6 +299,9 @@ private:
 struct CurrentDevice {
   MeshImpl *mesh = nullptr;
   int64_t device = -1;
+  /// The device order collectives use (tessera_rt_set_device_order), or
+  /// null for the mesh's own.
+  const int64_t *order = nullptr;
 };
 extern thread_local CurrentDevice currentDevice;
 

@@ -939,6 +939,23 @@ HostArray readResult(const int64_t *words, size_t rank, DType dtype) {
   return array;
 }
 
+/// The mesh coordinates of `device` in the mesh of `layout`: by its own
+/// device order if it has one, else by `mesh`'s.
+std::vector<int64_t> coordinatesIn(const ShardLayout &layout,
+                                   const rt::Mesh &mesh, int64_t device) {
+  if (layout.deviceIds.empty())
+    return mesh.coordinates(device);
+  const std::vector<int64_t> &sizes = mesh.spec().axisSizes;
+  int64_t rest =
+      llvm::find(layout.deviceIds, device) - layout.deviceIds.begin();
+  std::vector<int64_t> coords(sizes.size());
+  for (size_t a = sizes.size(); a-- > 0;) {
+    coords[a] = rest % sizes[a];
+    rest /= sizes[a];
+  }
+  return coords;
+}
+
 /// The outcome of running a compiled program on a mesh.
 struct RunResult {
   std::vector<std::vector<HostArray>> perDevice; // [device][result]
@@ -961,10 +978,10 @@ FailureOr<RunResult> runOnMesh(rt::Mesh &mesh, const Compiled &compiled,
   std::vector<std::vector<const HostArray *>> deviceInputs(numDevices);
   for (int64_t d = 0; d < numDevices; ++d) {
     if (layouts.perDevice) {
-      std::vector<int64_t> coords = mesh.coordinates(d);
       for (size_t i = 0; i < inputs.size(); ++i)
         blocks[d].push_back(
-            rt::extractBlock(inputs[i], layouts.args[i], coords));
+            rt::extractBlock(inputs[i], layouts.args[i],
+                             coordinatesIn(layouts.args[i], mesh, d)));
       for (const HostArray &block : blocks[d])
         deviceInputs[d].push_back(&block);
     } else {
@@ -1121,7 +1138,9 @@ FailureOr<std::vector<HostArray>> gatherResults(const RunResult &run,
     std::map<std::vector<int64_t>, int64_t> owner;
     for (size_t device = 0; device < run.perDevice.size(); ++device) {
       const HostArray &block = run.perDevice[device][r];
-      std::vector<int64_t> coords = mesh.coordinates(device);
+      std::vector<int64_t> coords =
+          layouts.perDevice ? coordinatesIn(layouts.results[r], mesh, device)
+                            : mesh.coordinates(device);
       std::vector<int64_t> key;
       if (layouts.perDevice)
         for (size_t d = 0; d < block.getShape().size(); ++d)
@@ -1194,6 +1213,9 @@ ShardLayout getLayout(spmd::TensorShardingAttr sharding, spmd::MeshAttr mesh,
                 : 1;
         layout.dims[d].push_back({static_cast<int64_t>(*index), minor, size});
       }
+  // Blocks are placed by the device order of the sharding's own mesh.
+  if (!mesh.getAxes().empty())
+    llvm::append_range(layout.deviceIds, mesh.getDeviceIdsOrIota());
   return layout;
 }
 
@@ -1411,10 +1433,10 @@ int runMain() {
                   "replicated: every device gets and returns whole "
                   "arrays):\n");
     }
-    std::vector<std::vector<int64_t>> coords;
-    for (int64_t d = 0; d < emulated->numDevices(); ++d)
-      coords.push_back(emulated->coordinates(d));
     for (size_t i = 0; i < views.size(); ++i) {
+      std::vector<std::vector<int64_t>> coords;
+      for (int64_t d = 0; d < emulated->numDevices(); ++d)
+        coords.push_back(coordinatesIn(views[i].layout, *emulated, d));
       std::vector<int64_t> shape = i < args.size()
                                        ? (*inputs)[i].getShape()
                                        : (*outputs)[i - args.size()].getShape();

@@ -6,8 +6,8 @@
 //
 // Tests the group definition itself on cases worked out by hand (the
 // parameterized collective tests compare against a brute-force model; these
-// pin that model down): whole axes, axis order, sub-axes and a non-iota
-// device order.
+// pin that model down): whole axes, axis order, sub-axes, a non-iota
+// device order and the device order a call names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +86,49 @@ TEST(GroupsTest, NonIotaDeviceOrder) {
         [&](int64_t d) { index[d] = tessera_rt_axis_index(flat.data(), 2); });
   // Rank over {y, x} = y * 2 + x.
   EXPECT_EQ(index, (std::vector<int64_t>{1, 2, 3, 0}));
+}
+
+TEST(GroupsTest, DeviceOrderOfTheCall) {
+  // An iota 2x2 mesh whose calls number positions by the order
+  // [[3, 1], [0, 2]] (another mesh over the same devices), as in
+  // NonIotaDeviceOrder; null goes back to the mesh's own order.
+  std::unique_ptr<Mesh> mesh = makeMesh({"x", "y"}, {2, 2});
+  static const int64_t order[] = {3, 1, 0, 2};
+  std::vector<int64_t> flatX = flatten({{0, 1, 2}});
+  std::vector<int64_t> flatYX = flatten({{1, 1, 2}, {0, 1, 2}});
+  std::vector<std::vector<int64_t>> overX(4, std::vector<int64_t>(2));
+  std::vector<int64_t> index(4), own(4);
+  runOk(*mesh, [&](int64_t d) {
+    tessera_rt_set_device_order(order, 4);
+    int64_t id = d;
+    int64_t shape[] = {1};
+    tessera_rt_all_gather(&id, overX[d].data(), shape, 1, TESSERA_RT_I64, 0,
+                          flatX.data(), 1, "ids");
+    index[d] = tessera_rt_axis_index(flatYX.data(), 2);
+    tessera_rt_set_device_order(nullptr, 0);
+    own[d] = tessera_rt_axis_index(flatYX.data(), 2);
+  });
+  EXPECT_EQ(overX[0], (std::vector<int64_t>{3, 0}));
+  EXPECT_EQ(overX[2], (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(index, (std::vector<int64_t>{1, 2, 3, 0}));
+  // Iota: device d at (d / 2, d % 2), rank y * 2 + x.
+  EXPECT_EQ(own, (std::vector<int64_t>{0, 2, 1, 3}));
+}
+
+TEST(GroupsTest, InvalidDeviceOrderFailsTheRun) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {4});
+  static const int64_t repeated[] = {0, 1, 1, 3};
+  std::string error = runFail(
+      *mesh, [&](int64_t) { tessera_rt_set_device_order(repeated, 4); });
+  EXPECT_NE(error.find("called set_device_order with an order that is not a "
+                       "permutation of the devices (device 1 at position 2)"),
+            std::string::npos)
+      << error;
+  static const int64_t iota[] = {0, 1};
+  error =
+      runFail(*mesh, [&](int64_t) { tessera_rt_set_device_order(iota, 2); });
+  EXPECT_NE(error.find("has 2 devices, the mesh 4"), std::string::npos)
+      << error;
 }
 
 TEST(GroupsTest, AxisIndexOfSizeOneAxisAndNoParts) {

@@ -31,6 +31,7 @@ int tesseraRuntimeHeaderCompilesAsC(void) {
   void (*barrier)(const int64_t *, int32_t, const char *) = tessera_rt_barrier;
   int64_t (*axisIndex)(const int64_t *, int32_t) = tessera_rt_axis_index;
   int64_t (*deviceId)(void) = tessera_rt_device_id;
+  void (*setOrder)(const int64_t *, int64_t) = tessera_rt_set_device_order;
   void *(*alloc)(int64_t) = tessera_rt_alloc;
   void *(*alignedAlloc)(int64_t, int64_t) = tessera_rt_aligned_alloc;
   void (*release)(void *) = tessera_rt_free;

@@ -113,6 +113,10 @@ struct AxisPart {
 /// that shard it, major to minor. A dimension with no parts is replicated.
 struct ShardLayout {
   std::vector<std::vector<AxisPart>> dims;
+  /// The device at each mesh position (row-major over the axes) of the
+  /// sharding's mesh, which may order the devices differently from the
+  /// emulated mesh; empty: the emulated mesh's order.
+  std::vector<int64_t> deviceIds;
 
   /// The number of blocks dimension `d` is cut into.
   int64_t getNumBlocks(size_t d) const;

@@ -116,6 +116,16 @@ TESSERA_RT_EXPORT void tessera_rt_barrier(const int64_t *parts,
 TESSERA_RT_EXPORT int64_t tessera_rt_axis_index(const int64_t *parts,
                                                 int32_t numParts);
 
+/// Makes the collectives and axis_index calls that follow on the calling
+/// device thread number the mesh positions with another device order:
+/// `deviceIds[p]` is the device at position p (row-major over the mesh's
+/// axes), `numDevices` entries, a permutation of the mesh's devices. Null
+/// restores the mesh's own order. Programs whose meshes order the same
+/// devices differently call it before each collective. Fails the mesh on an
+/// invalid order.
+TESSERA_RT_EXPORT void tessera_rt_set_device_order(const int64_t *deviceIds,
+                                                   int64_t numDevices);
+
 /// The calling thread's device id, or -1 outside a device thread.
 TESSERA_RT_EXPORT int64_t tessera_rt_device_id(void);
 

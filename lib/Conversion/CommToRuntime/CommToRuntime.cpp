@@ -268,6 +268,27 @@ public:
     return triples;
   }
 
+  /// In a module whose meshes order the devices differently, a call that
+  /// makes the runtime number the positions of `op`'s mesh with its order.
+  void setDeviceOrder(OpBuilder &builder, Location loc,
+                      comm::MeshAxesOpInterface op) {
+    if (!mixedOrders)
+      return;
+    spmd::MeshAttr mesh = op.resolveMesh(&symbols);
+    if (!mesh || mesh.getAxes().empty())
+      return;
+    SmallVector<int64_t> ids = mesh.getDeviceIdsOrIota();
+    Value order = getI64Array(builder, loc, ids);
+    Value count = arith::ConstantIntOp::create(builder, loc, ids.size(), 64);
+    func::FuncOp callee = getFunction("tessera_rt_set_device_order",
+                                      {ptrType, builder.getI64Type()}, {});
+    func::CallOp::create(builder, loc, callee, ValueRange{order, count});
+  }
+
+  /// Whether the module's meshes order their devices differently (then
+  /// every call names its mesh's order).
+  bool mixedOrders = false;
+
   /// `comm.<op> at "file":line:col`, for the runtime's diagnostics.
   std::string getSite(Operation *op) {
     std::string site = op->getName().getStringRef().str() + " at ";
@@ -338,6 +359,7 @@ LogicalResult lowerCollective(RuntimeCallBuilder &rt, Operation *op) {
     return success();
   }
   if (auto index = dyn_cast<comm::AxisIndexOp>(op)) {
+    rt.setDeviceOrder(builder, loc, meshOp);
     Value groupPtr = rt.getI64Array(builder, loc, *group);
     Value numParts = constI32(group->size() / 3);
     func::FuncOp callee =
@@ -467,6 +489,7 @@ LogicalResult lowerCollective(RuntimeCallBuilder &rt, Operation *op) {
 
   auto [outBuffer, out] = rt.allocateOutput(builder, loc, resultType, dims);
   args[1] = out;
+  rt.setDeviceOrder(builder, loc, meshOp);
   func::FuncOp callee = rt.getFunction(name, types, {});
   func::CallOp::create(builder, loc, callee, args);
   Value result = bufferization::ToTensorOp::create(builder, loc, resultType,
@@ -482,6 +505,19 @@ struct ConvertCommToRuntimePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     RuntimeCallBuilder rt(module);
+    // Meshes over the same devices in different orders (a reshard between
+    // them is a permute): the runtime numbers positions per call.
+    spmd::MeshAttr first;
+    for (auto mesh : module.getOps<spmd::MeshOp>()) {
+      spmd::MeshAttr attr = mesh.getMesh();
+      if (attr.getAxes().empty())
+        continue;
+      if (!first)
+        first = attr;
+      else if (first.hasSameAxes(attr) &&
+               first.getDeviceIdsOrIota() != attr.getDeviceIdsOrIota())
+        rt.mixedOrders = true;
+    }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<comm::CommDialect>(op->getDialect()))

@@ -1,4 +1,5 @@
 // RUN: tessera-opt %s --convert-comm-to-runtime --split-input-file | FileCheck %s
+// RUN: tessera-opt %s --convert-comm-to-runtime --split-input-file | FileCheck %s --check-prefix=SINGLE
 
 // A collective becomes the call of a private stub that takes the operand
 // tensor and returns the result tensor (so that bufferization sees both
@@ -130,3 +131,32 @@ func.func @dynamic(%arg0: tensor<?x8xf64>) -> tensor<?x8xf64> {
 // CHECK: %[[N:.*]] = arith.muli %[[D]], %{{.*}} : index
 // CHECK: memref.alloc(%[[N]]) : memref<?x8xf64>
 // CHECK: call @tessera_rt_all_gather
+
+// -----
+
+// Meshes over the same devices in different orders: before each call, the
+// runtime is told the device at each position of the op's mesh (iota for
+// @mesh). A module with one device order makes no such call (above).
+spmd.mesh @mesh = <["x"=4]>
+spmd.mesh @reversed = <["x"=4], device_ids=[3, 2, 1, 0]>
+
+// CHECK-DAG: llvm.mlir.global internal constant @[[IOTA:__tessera_rt_array_[0-9]+]](dense<[0, 1, 2, 3]> : tensor<4xi64>)
+// CHECK-DAG: llvm.mlir.global internal constant @[[REV:__tessera_rt_array_[0-9]+]](dense<[3, 2, 1, 0]> : tensor<4xi64>)
+// SINGLE-NOT: tessera_rt_set_device_order
+// SINGLE: func.func @orders
+// CHECK-LABEL: func.func @orders
+// CHECK: %[[ORDER:.*]] = llvm.mlir.addressof @[[REV]] : !llvm.ptr
+// CHECK: %[[COUNT:.*]] = arith.constant 4 : i64
+// CHECK: call @tessera_rt_set_device_order(%[[ORDER]], %[[COUNT]]) : (!llvm.ptr, i64) -> ()
+// CHECK-NEXT: %[[GROUP:.*]] = llvm.mlir.addressof
+// CHECK: call @tessera_rt_axis_index(%[[GROUP]]
+func.func @orders(%arg0: tensor<4xf32>) -> (index, tensor<4xf32>) {
+  %i = comm.axis_index over @reversed {"x"} : index
+  %0 = comm.all_reduce sum %arg0 over @mesh {"x"} : tensor<4xf32>
+  return %i, %0 : index, tensor<4xf32>
+}
+// CHECK-LABEL: func.func private @__tessera_comm_all_reduce
+// CHECK: %[[ORDER:.*]] = llvm.mlir.addressof @[[IOTA]] : !llvm.ptr
+// CHECK: %[[COUNT:.*]] = arith.constant 4 : i64
+// CHECK: call @tessera_rt_set_device_order(%[[ORDER]], %[[COUNT]]) : (!llvm.ptr, i64) -> ()
+// CHECK-NEXT: call @tessera_rt_all_reduce(
