@@ -45,6 +45,33 @@ func.func @negative_collective_permute_device_order(%arg0: tensor<16x8xf32> {spm
 // -----
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
+spmd.mesh @mesh_non_iota = <["x"=2, "y"=2], device_ids=[3, 2, 1, 0]>
+
+// Tests that a collective_permute of a single-use collective_permute becomes
+// one permute from the inner op's input to the outer op's output.
+// CHECK-LABEL: func.func @collective_permute_fusion
+// CHECK-SAME: (%[[ARG:.*]]: tensor<16x8xf32>
+func.func @collective_permute_fusion(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<16x8xf32> {
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %[[ARG]] in_sharding=<@mesh, [{"x"}, {"y"}]> out_sharding=<@mesh_non_iota, [{"y"}, {"x"}]>
+  // CHECK-NEXT: return %[[P]]
+  %0 = spmd.collective_permute %arg0 in_sharding=<@mesh, [{"x"}, {"y"}]> out_sharding=<@mesh, [{"y"}, {"x"}]> : tensor<16x8xf32>
+  %1 = spmd.collective_permute %0 in_sharding=<@mesh, [{"y"}, {"x"}]> out_sharding=<@mesh_non_iota, [{"y"}, {"x"}]> : tensor<16x8xf32>
+  return %1 : tensor<16x8xf32>
+}
+
+// Tests that permutes stay apart when the inner one has another use.
+// CHECK-LABEL: func.func @negative_collective_permute_fusion
+// CHECK: spmd.collective_permute
+// CHECK: spmd.collective_permute
+func.func @negative_collective_permute_fusion(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+  %0 = spmd.collective_permute %arg0 in_sharding=<@mesh, [{"x"}, {"y"}]> out_sharding=<@mesh, [{"y"}, {"x"}]> : tensor<16x8xf32>
+  %1 = spmd.collective_permute %0 in_sharding=<@mesh, [{"y"}, {"x"}]> out_sharding=<@mesh_non_iota, [{"y"}, {"x"}]> : tensor<16x8xf32>
+  return %0, %1 : tensor<16x8xf32>, tensor<16x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
 
 // Tests that a non-empty all_gather stays.
 // CHECK-LABEL: func.func @negative_all_gather_with_axes

@@ -12,6 +12,7 @@
 //   x;
 // - all_reduce + all_slice -> reduce_scatter (+ all_slice of leftover axes);
 // - all_to_all(all_to_all(x)) on disjoint dimensions -> one all_to_all;
+// - collective_permute(collective_permute(x)) -> one collective_permute;
 // - repeated sharding_group ops and unused manual_computation inputs.
 //
 //===----------------------------------------------------------------------===//
@@ -266,6 +267,33 @@ struct AllToAllFusion : public OpRewritePattern<AllToAllOp> {
   }
 };
 
+/// collective_permute(collective_permute(x)) -> one collective_permute from
+/// the inner op's input to the outer op's output, when the inner op has a
+/// single use and neither moves partial sums. Both keep every dimension's
+/// number of parts, so their composition does too (each device's block moves
+/// once, possibly to another device order).
+struct CollectivePermuteFusion : public OpRewritePattern<CollectivePermuteOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CollectivePermuteOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getTensor().getDefiningOp<CollectivePermuteOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "operand is not a permute");
+    if (!inner->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "inner permute has other uses");
+    TensorShardingAttr source = inner.getInShardingAttr();
+    if (!source)
+      source = getSharding(inner.getTensor());
+    if (!source || !source.getUnreducedAxes().empty() ||
+        !op.getOutSharding().getUnreducedAxes().empty())
+      return rewriter.notifyMatchFailure(op, "a permute moves partial sums");
+    rewriter.replaceOpWithNewOp<CollectivePermuteOp>(
+        op, inner.getTensor(), op.getOutSharding(), source);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // ShardingGroupOp / ManualComputationOp
 //===----------------------------------------------------------------------===//
@@ -382,6 +410,7 @@ void CollectivePermuteOp::getCanonicalizationPatterns(
         return isEquivalentLayout(input, op.getOutSharding(), op);
       },
       "the permutation changes the layout");
+  results.add<CollectivePermuteFusion>(context);
 }
 
 void AllReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -104,17 +104,27 @@ int64_t getBlockIndex(ArrayRef<AxisRefAttr> axes, ArrayRef<int64_t> coords,
   return index;
 }
 
-/// The pairs of a `comm.permute` over every axis of `mesh` (logical
+/// The pairs of a `comm.permute` over every axis of `toMesh` (logical
 /// positions) that moves each device's block of a tensor sharded by `from`
-/// to a device that holds it under `to`. Both shard every dimension into
-/// as many parts; the devices that hold a block under `from` are matched in
-/// order with those that need it under `to`.
+/// on `fromMesh` to a device that holds it under `to` on `toMesh`. The meshes
+/// have the same axes, possibly another device order; both shardings shard
+/// every dimension into as many parts. A device that already holds the
+/// block it needs keeps it; the other holders of a block are matched in
+/// order with the other devices that need it.
 std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
-getPermutePairs(TensorShardingAttr from, TensorShardingAttr to, MeshAttr mesh) {
+getPermutePairs(TensorShardingAttr from, MeshAttr fromMesh,
+                TensorShardingAttr to, MeshAttr toMesh) {
   SmallVector<int64_t> sizes;
-  for (MeshAxisAttr axis : mesh.getAxes())
+  for (MeshAxisAttr axis : toMesh.getAxes())
     sizes.push_back(axis.getSize());
-  int64_t numDevices = mesh.getTotalSize();
+  int64_t numDevices = toMesh.getTotalSize();
+  SmallVector<int64_t> fromIds = fromMesh.getDeviceIdsOrIota();
+  SmallVector<int64_t> toIds = toMesh.getDeviceIdsOrIota();
+  // The position in `toMesh` of each device id.
+  DenseMap<int64_t, int64_t> toPosition;
+  for (auto [position, id] : llvm::enumerate(toIds))
+    toPosition[id] = position;
+  // Blocks -> positions (in `toMesh`) of the devices that hold or need them.
   std::map<SmallVector<int64_t>, SmallVector<int64_t>> holders, needers;
   SmallVector<int64_t> coords(sizes.size());
   for (int64_t position = 0; position < numDevices; ++position) {
@@ -126,19 +136,33 @@ getPermutePairs(TensorShardingAttr from, TensorShardingAttr to, MeshAttr mesh) {
     SmallVector<int64_t> held, needed;
     for (int64_t d = 0; d < from.getRank(); ++d) {
       held.push_back(
-          getBlockIndex(from.getDimSharding(d).getAxes(), coords, mesh));
+          getBlockIndex(from.getDimSharding(d).getAxes(), coords, fromMesh));
       needed.push_back(
-          getBlockIndex(to.getDimSharding(d).getAxes(), coords, mesh));
+          getBlockIndex(to.getDimSharding(d).getAxes(), coords, toMesh));
     }
-    holders[held].push_back(position);
+    holders[held].push_back(toPosition.lookup(fromIds[position]));
     needers[needed].push_back(position);
   }
   SmallVector<int64_t> sources, targets;
-  for (auto &[block, devices] : needers)
-    for (auto [source, target] : llvm::zip(holders[block], devices)) {
+  for (auto &[block, needing] : needers) {
+    SmallVector<int64_t> &holding = holders[block];
+    SmallVector<int64_t> restFrom, restTo;
+    for (int64_t position : holding)
+      if (!llvm::is_contained(needing, position))
+        restFrom.push_back(position);
+    for (int64_t position : needing) {
+      if (llvm::is_contained(holding, position)) {
+        sources.push_back(position);
+        targets.push_back(position);
+      } else {
+        restTo.push_back(position);
+      }
+    }
+    for (auto [source, target] : llvm::zip(restFrom, restTo)) {
       sources.push_back(source);
       targets.push_back(target);
     }
+  }
   return {sources, targets};
 }
 
@@ -729,11 +753,12 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
     // Reduced, the input holds the whole of what it will be sliced from.
     relayoutPadded();
     value = sliceLocal(loc, value, meshRef, mesh, lists);
-  } else if (isa<CollectivePermuteOp>(op) && source && sourceMesh == mesh &&
+  } else if (isa<CollectivePermuteOp>(op) && source &&
              source.getUnreducedAxes().empty()) {
     // Every dimension keeps its number of parts: each device sends its
-    // block to one device that holds it under the output's sharding.
-    auto [sources, targets] = getPermutePairs(source, out, mesh);
+    // block to one device that holds it under the output's sharding (on the
+    // output's mesh, which may order the devices differently).
+    auto [sources, targets] = getPermutePairs(source, sourceMesh, out, mesh);
     bool identity = llvm::all_of(llvm::zip(sources, targets), [](auto pair) {
       return std::get<0>(pair) == std::get<1>(pair);
     });
@@ -745,8 +770,8 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
                                       sources, targets);
     }
   } else if (isa<CollectivePermuteOp>(op)) {
-    // Another device order: gather everything on the input's mesh, slice
-    // on the output's.
+    // Partial sums on another device order: gather everything on the
+    // input's mesh, slice on the output's.
     relayoutPadded();
     SmallVector<SmallVector<AxisRefAttr>> lists;
     for (auto [d, dim] : llvm::enumerate(out.getDimShardings())) {

@@ -242,18 +242,31 @@ FailureOr<Value> ReshardLowering::lower() {
   if (!sourceMesh)
     return fail("has an input whose mesh cannot be resolved");
   if (sourceMesh != mesh) {
-    // Another device order of the same axes: gather everything on the
-    // source mesh; a replicated value is the same on the target mesh.
-    if (sourceMesh.getAxes() != mesh.getAxes())
+    // Another device order of the same axes: reach the target's dimension
+    // shardings on the source mesh (partial sums reduced there), then move
+    // each device's block to the device of the target mesh that holds it,
+    // with one collective_permute.
+    if (!sourceMesh.hasSameAxes(mesh))
       return fail("moves a tensor between meshes with different axes, "
                   "which is not supported");
     MeshAttr targetMesh = mesh;
+    TensorShardingAttr finalTarget = target;
     mesh = sourceMesh;
-    if (failed(reduce()) || failed(gatherAll()))
+    SmallVector<DimensionShardingAttr> dims;
+    for (DimensionShardingAttr dim : target.getDimShardings())
+      dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
+                                                /*isClosed=*/true));
+    target = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {}, {},
+                                     ReductionKind::Sum);
+    if (failed(reduce()) || failed(permute()) || failed(moveAndSlice()))
       return failure();
+    auto moved = TensorShardingAttr::get(ctx, finalTarget.getMeshOrRef(), dims,
+                                         {}, {}, ReductionKind::Sum);
+    value = CollectivePermuteOp::create(builder, op.getLoc(), value, moved,
+                                        current);
+    current = moved;
     mesh = targetMesh;
-    current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
-                                                type.getRank(), true);
+    target = finalTarget;
   }
   // Unreduced axes the target keeps stay; the others are reduced first.
   if (failed(reduce()) || failed(permute()) || failed(moveAndSlice()))
@@ -317,7 +330,8 @@ struct SpmdReshardToCollectivesPass
     }
     // The collectives' own canonicalization: no-ops go, gather/slice pairs
     // cancel, an all_reduce followed by an all_slice of the same axes
-    // becomes a reduce_scatter, and adjacent all-to-alls merge.
+    // becomes a reduce_scatter, and adjacent all-to-alls and permutes
+    // merge.
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     AllGatherOp::getCanonicalizationPatterns(patterns, ctx);
@@ -326,6 +340,7 @@ struct SpmdReshardToCollectivesPass
     AllReduceOp::getCanonicalizationPatterns(patterns, ctx);
     ReduceScatterOp::getCanonicalizationPatterns(patterns, ctx);
     ReplicatedToUnreducedOp::getCanonicalizationPatterns(patterns, ctx);
+    CollectivePermuteOp::getCanonicalizationPatterns(patterns, ctx);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     // Constants carry their own shardings: equal values are not merged.

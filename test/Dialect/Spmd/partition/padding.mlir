@@ -117,14 +117,13 @@ func.func @to_unreduced(%arg0: tensor<6x8xf32> {spmd.sharding = #spmd.sharding<@
   return %0 : tensor<6x8xf32>
 }
 
-// A permute to another device order: gathered on the input's mesh, sliced
-// on the output's.
+// A permute to another device order: each device's padded block goes to
+// the device of @perm (devices in reverse order) that holds the same block;
+// the padding moves with it. Block 0 is held by devices 0 and 4 (positions
+// 7 and 3 of @perm) and needed at positions 0 and 4 of @perm.
 // CHECK-LABEL: func @permute
-// CHECK: %[[G:.*]] = comm.all_gather %arg0 over @mesh {"y"} dim 0 : tensor<2x8xf32> -> tensor<8x8xf32>
-// CHECK: %[[W:.*]] = tensor.extract_slice %[[G]][0, 0] [6, 8] [1, 1]
-// CHECK: %[[P:.*]] = tensor.pad %[[W]] low[0, 0] high[2, 0]
-// CHECK: comm.axis_index over @perm {"y"}
-// CHECK: tensor.extract_slice %[[P]][%{{.*}}, 0] [2, 8] [1, 1] : tensor<8x8xf32> to tensor<2x8xf32>
+// CHECK: %[[P:.*]] = comm.permute %arg0 over @perm {"x", "y"} pairs [7 -> 0, 3 -> 4, 6 -> 1, 2 -> 5, 5 -> 2, 1 -> 6, 4 -> 3, 0 -> 7] : tensor<2x8xf32>
+// CHECK-NEXT: return %[[P]]
 func.func @permute(%arg0: tensor<6x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
     -> (tensor<6x8xf32> {spmd.sharding = #spmd.sharding<@perm, [{"y"}, {}]>}) {
   %0 = spmd.collective_permute %arg0 out_sharding=<@perm, [{"y"}, {}]> : tensor<6x8xf32>

@@ -151,11 +151,12 @@ func.func @sub_axis(%arg0: tensor<8xf32>) -> (tensor<8xf32> {spmd.sharding = #sp
 }
 
 // A permute on one mesh sends each device's block to the device that holds
-// it under the output's sharding (logical positions over every axis); the
-// devices holding a block (block 0 on y = 0 and 2 of both "x" rows) are
-// matched in order with those that need it (block 0 on x = 0).
+// it under the output's sharding (logical positions over every axis). Of
+// the devices holding block 0 (y = 0 and 2 of both "x" rows: 0, 2, 4, 6)
+// those that also need it (x = 0: 0, 1, 2, 3) keep it; the others are
+// matched in order: 4 -> 1, 6 -> 3. Four blocks move, not six.
 // CHECK-LABEL: func @permute
-// CHECK: %[[P:.*]] = comm.permute %arg0 over @mesh {"x", "y"} pairs [0 -> 0, 2 -> 1, 4 -> 2, 6 -> 3, 1 -> 4, 3 -> 5, 5 -> 6, 7 -> 7] : tensor<4x16xf32>
+// CHECK: %[[P:.*]] = comm.permute %arg0 over @mesh {"x", "y"} pairs [0 -> 0, 2 -> 2, 4 -> 1, 6 -> 3, 5 -> 5, 7 -> 7, 1 -> 4, 3 -> 6] : tensor<4x16xf32>
 // CHECK-NEXT: return %[[P]]
 func.func @permute(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y":(2)2}, {}]>})
     -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {

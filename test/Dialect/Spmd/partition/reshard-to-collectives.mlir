@@ -132,12 +132,28 @@ func.func @introduce(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@me
   return %0 : tensor<8x16xf32>
 }
 
-// Another device order: gather on the source mesh, slice on the target's.
+// Another device order: the same dimension shardings are reached on the
+// source mesh, then one collective_permute moves the blocks to the target
+// mesh's devices.
 // CHECK-LABEL: func @device_order
 func.func @device_order(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
-  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"x"}, {}] %arg0 in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@mesh, [{}, {}]>
-  // CHECK-NEXT: spmd.all_slice [{"x"}, {}] %[[G]] in_sharding=<@reordered, [{}, {}]> out_sharding=<@reordered, [{"x"}, {}]>
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %arg0 in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@reordered, [{"x"}, {}]>
+  // CHECK-NEXT: return %[[P]]
   %0 = spmd.reshard %arg0 <@reordered, [{"x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Between device orders with other dimension shardings: partial sums are
+// reduced and the layout changed on the source mesh first; new unreduced
+// axes are introduced on the target mesh.
+// CHECK-LABEL: func @device_order_relayout
+func.func @device_order_relayout(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"y"} %arg0 in_sharding=<@mesh, [{"x"}, {}], unreduced={"y"}> out_sharding=<@mesh, [{"x"}, {}]>
+  // CHECK-NEXT: %[[A:.*]] = spmd.all_to_all [{"x"}: 0->1] %[[R]] in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@mesh, [{}, {"x"}]>
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %[[A]] in_sharding=<@mesh, [{}, {"x"}]> out_sharding=<@reordered, [{}, {"x"}]>
+  // CHECK-NEXT: %[[U:.*]] = spmd.replicated_to_unreduced {"y"} %[[P]] in_sharding=<@reordered, [{}, {"x"}]> out_sharding=<@reordered, [{}, {"x"}], unreduced={"y"}>
+  // CHECK-NEXT: return %[[U]]
+  %0 = spmd.reshard %arg0 <@reordered, [{}, {"x"}], unreduced={"y"}> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
 

@@ -142,7 +142,8 @@ def Spmd_CollectivePermuteOp : Spmd_CollectiveOp<"collective_permute"> {
     result may also move to another mesh with the same axes and a different
     device order (a permutation of the devices); a different mesh with the
     same device order is rejected, as it would be a no-op under another
-    name.
+    name. Canonicalization merges a collective_permute into its single
+    user collective_permute when neither moves partial sums.
 
     ```mlir
     spmd.mesh @mesh = <["a"=2, "b"=2, "c"=4, "d"=2, "e"=2, "f"=2]>

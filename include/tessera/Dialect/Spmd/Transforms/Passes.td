@@ -479,14 +479,17 @@ def SpmdReshardToCollectivesPass
     `spmd.all_to_all`; every other axis that leaves a dimension is
     gathered (`spmd.all_gather`) and every axis that joins one is sliced
     (`spmd.all_slice`, which communicates nothing). A target on another
-    mesh with the same axes and a different device order is reached by
-    gathering everything and slicing on the target mesh. New `sum`
+    mesh with the same axes and a different device order: the steps above
+    reach the target's dimension shardings on the source mesh, then one
+    `spmd.collective_permute` moves each device's block to the device of
+    the target mesh that holds it (nothing is gathered). New `sum`
     unreduced axes are introduced with `spmd.replicated_to_unreduced`.
     Every collective carries its `in_sharding`. The collectives'
     canonicalization then runs on the result (and only those patterns, no
     folding): no-ops go, gather/slice pairs cancel, an `all_reduce` followed
     by an `all_slice` becomes one `spmd.reduce_scatter`, and adjacent
-    all-to-alls merge.
+    all-to-alls merge, as do adjacent collective_permutes (a relayout on
+    the source mesh and the move to the target mesh become one permute).
   }];
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
@@ -510,10 +513,13 @@ def SpmdPartitionPass : Pass<"spmd-partition", "ModuleOp"> {
       min(block, max(0, size - index * block)) elements);
     - turns the global-view collectives into `comm` collectives over the
       same axes (`all_gather`, `all_to_all`, `all_reduce`,
-      `reduce_scatter`); a `collective_permute` on one mesh becomes a
-      `comm.permute` over all its axes whose pairs send each device's
-      block to a device that holds it under the output's sharding (one on
-      another device order gathers and slices); `spmd.all_slice` becomes a `tensor.extract_slice`
+      `reduce_scatter`); a `collective_permute` becomes a `comm.permute`
+      over all the axes of the output's mesh whose pairs send each
+      device's block to a device that holds it under the output's sharding
+      (on the output's mesh, which may order the devices differently; a
+      device that already holds the block it needs keeps it; one that
+      moves partial sums to another device order gathers and slices);
+      `spmd.all_slice` becomes a `tensor.extract_slice`
       at the offset `comm.axis_index` of the slicing axes gives, and
       `spmd.replicated_to_unreduced` keeps the value on the first device
       of each group and zeros elsewhere;
