@@ -66,3 +66,38 @@ func.func @reshape_first_stage(%arg0: tensor<4x8xf32> {spmd.sharding = #spmd.sha
   %1 = math.exp %0 : tensor<32xf32>
   return %1 : tensor<32xf32>
 }
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=2]>
+
+// Tests that an op with more factors than a 64-bit direction signature
+// holds (33: 2 bits each) still propagates in the stage that moves only its
+// pass-through factor (factor 0; the other 32 are reductions). %arg1 gets
+// "a" backward through @many_factors's second generic in the pass-through
+// stage, before the first generic (stage 3, non-pass-through factor) could
+// give it "b" from %arg2. A signature that dropped factor 0's bits read as
+// "nothing moves" and skipped the op.
+// CHECK-LABEL: func.func @many_factors(
+// CHECK-SAME: %{{.*}}: tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a", ?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}, {?}]>}
+func.func @many_factors(%a: tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, %b: tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>,
+    %w: tensor<2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"b"}]>},
+    %c: tensor<2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}]>}) -> (tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, tensor<2xf32>) {
+  %e0 = tensor.empty() : tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16) -> (d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16) -> (d0)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16) -> (d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16)>], iterator_types = ["reduction", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%b, %w : tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, tensor<2xf32>) outs(%e0 : tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %m = arith.mulf %x, %y : f32
+      %s = arith.addf %m, %o : f32
+      linalg.yield %s : f32
+  } -> tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>
+  %e = tensor.empty() : tensor<2xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16, d17, d18, d19, d20, d21, d22, d23, d24, d25, d26, d27, d28, d29, d30, d31, d32) -> (d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16, d17, d18, d19, d20, d21, d22, d23, d24, d25, d26, d27, d28, d29, d30, d31, d32) -> (d0, d17, d18, d19, d20, d21, d22, d23, d24, d25, d26, d27, d28, d29, d30, d31, d32)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, d16, d17, d18, d19, d20, d21, d22, d23, d24, d25, d26, d27, d28, d29, d30, d31, d32) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction", "reduction"]}
+      ins(%a, %b : tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>) outs(%e : tensor<2xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %m = arith.mulf %x, %y : f32
+      %s = arith.addf %m, %o : f32
+      linalg.yield %s : f32
+  } -> tensor<2xf32>
+  %h = arith.addf %g, %c : tensor<2xf32>
+  return %r, %h : tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, tensor<2xf32>
+}
