@@ -139,6 +139,8 @@ struct Core {
   int32_t index = 0;
   char *arenas[2] = {nullptr, nullptr};
   int64_t used[2] = {0, 0};
+  /// The most bytes in use at once (scopes release theirs).
+  int64_t peak[2] = {0, 0};
   /// Heap blocks handed out after an arena overflowed.
   std::vector<void *> overflow;
   // The DMA engine (pipelined mode): a worker thread and its queue, guarded
@@ -297,8 +299,8 @@ extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
     }
     if (core->worker.joinable())
       core->worker.join();
-    record.vmemPeak = std::max(record.vmemPeak, core->used[0]);
-    record.smemPeak = std::max(record.smemPeak, core->used[1]);
+    record.vmemPeak = std::max(record.vmemPeak, core->peak[0]);
+    record.smemPeak = std::max(record.smemPeak, core->peak[1]);
     for (int space = 0; space < 2; ++space)
       getArenaPool().give(core->arenas[space], call.capacity[space]);
     for (void *block : core->overflow)
@@ -332,7 +334,29 @@ extern "C" int64_t tessera_rt_kernel_arena(int32_t space, int64_t bytes) {
   }
   char *address = core->arenas[space] + core->used[space];
   core->used[space] += rounded;
+  core->peak[space] = std::max(core->peak[space], core->used[space]);
   return reinterpret_cast<int64_t>(address);
+}
+
+extern "C" int64_t tessera_rt_kernel_arena_mark(int32_t space) {
+  Core *core = currentCore.core;
+  if (!core || space < 0 || space > 1)
+    return 0;
+  return core->used[space];
+}
+
+extern "C" void tessera_rt_kernel_arena_release(int32_t space, int64_t mark) {
+  Core *core = currentCore.core;
+  if (!core || space < 0 || space > 1)
+    return;
+  if (mark < 0 || mark > core->used[space]) {
+    reportError("kernel @" + std::string(core->call->name) +
+                ": arena release to " + std::to_string(mark) + " bytes with " +
+                std::to_string(core->used[space]) +
+                " in use (scopes released out of order)");
+    return;
+  }
+  core->used[space] = mark;
 }
 
 extern "C" void tessera_rt_kernel_dma_start(const int64_t *descriptor) {
@@ -492,6 +516,10 @@ extern "C" const TesseraRtSymbol *tessera_rt_kernel_symbols(void) {
        reinterpret_cast<void *>(&tessera_rt_kernel_call)},
       {"tessera_rt_kernel_arena",
        reinterpret_cast<void *>(&tessera_rt_kernel_arena)},
+      {"tessera_rt_kernel_arena_mark",
+       reinterpret_cast<void *>(&tessera_rt_kernel_arena_mark)},
+      {"tessera_rt_kernel_arena_release",
+       reinterpret_cast<void *>(&tessera_rt_kernel_arena_release)},
       {"tessera_rt_kernel_dma_start",
        reinterpret_cast<void *>(&tessera_rt_kernel_dma_start)},
       {"tessera_rt_kernel_dma_wait",

@@ -151,6 +151,55 @@ TEST(KernelTest, ArenaOverflowFailsWithoutOverwriting) {
                    "100 bytes with 256 of 256 bytes in use");
 }
 
+TEST(KernelTest, ScopesReleaseTheirArenaBuffers) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  clearKernelCallRecords();
+  // A persistent 1 KiB buffer, then per step a scope of 2 KiB with a nested
+  // scope of 512 bytes: every step reuses the same addresses and the
+  // high-water mark is 3.5 KiB, though 4 steps allocate 10 KiB in all.
+  static std::vector<int64_t> addresses;
+  addresses.clear();
+  runOk(*mesh, [&](int64_t) {
+    std::vector<int64_t> info = makeInfo(1, 1, 4096, 256);
+    tessera_rt_kernel_call(
+        "scoped", "v5e", info.data(), 0, [](int64_t, int32_t) {
+          tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 1024);
+          for (int step = 0; step < 4; ++step) {
+            int64_t outer =
+                tessera_rt_kernel_arena_mark(TESSERA_RT_KERNEL_VMEM);
+            addresses.push_back(
+                tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 2048));
+            int64_t inner =
+                tessera_rt_kernel_arena_mark(TESSERA_RT_KERNEL_VMEM);
+            addresses.push_back(
+                tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 512));
+            tessera_rt_kernel_arena_release(TESSERA_RT_KERNEL_VMEM, inner);
+            tessera_rt_kernel_arena_release(TESSERA_RT_KERNEL_VMEM, outer);
+          }
+        });
+  });
+  ASSERT_EQ(addresses.size(), 8u);
+  for (size_t i = 2; i < addresses.size(); ++i)
+    EXPECT_EQ(addresses[i], addresses[i % 2]);
+  EXPECT_EQ(addresses[1] - addresses[0], 2048);
+  std::vector<KernelCallRecord> records = getKernelCallRecords();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].vmemPeak, 1024 + 2048 + 512);
+}
+
+TEST(KernelTest, ReleaseBeyondTheArenaInUseFails) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  std::string error = runFail(*mesh, [&](int64_t) {
+    std::vector<int64_t> info = makeInfo(0, 1, 4096, 256);
+    tessera_rt_kernel_call("bad", "v5e", info.data(), 0, [](int64_t, int32_t) {
+      tessera_rt_kernel_arena(TESSERA_RT_KERNEL_VMEM, 128);
+      tessera_rt_kernel_arena_release(TESSERA_RT_KERNEL_VMEM, 256);
+    });
+  });
+  EXPECT_EQ(error, "kernel @bad: arena release to 256 bytes with 128 in use "
+                   "(scopes released out of order)");
+}
+
 TEST(KernelTest, DmaEngineCopiesStridedBlocksInOrderAndSignals) {
   std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
   clearKernelCallRecords();

@@ -78,6 +78,16 @@ enum { TESSERA_RT_KERNEL_VMEM = 0, TESSERA_RT_KERNEL_SMEM = 1 };
 /// block, so nothing is overwritten.
 TESSERA_RT_EXPORT int64_t tessera_rt_kernel_arena(int32_t space, int64_t bytes);
 
+/// The bytes of the calling TensorCore's `space` arena in use: a mark to
+/// release a scope's buffers to (kernel.run_scoped). 0 outside a call.
+TESSERA_RT_EXPORT int64_t tessera_rt_kernel_arena_mark(int32_t space);
+
+/// Frees the buffers of the calling TensorCore's `space` arena allocated
+/// since `mark` (scopes nest: the last allocated are freed first). The
+/// arena's high-water mark keeps its peak.
+TESSERA_RT_EXPORT void tessera_rt_kernel_arena_release(int32_t space,
+                                                       int64_t mark);
+
 /// The layout of a DMA descriptor (an int64_t array): a copy of a strided
 /// `rank`-dimensional block of `elementBytes`-byte elements from `src` to
 /// `dst` (strides in elements), after which `amount` is added to the i32

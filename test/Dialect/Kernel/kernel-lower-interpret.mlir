@@ -114,13 +114,17 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // -----
 
 // Tests manual DMA: an `any` operand passed whole, kernel.run_scoped
-// buffers allocated (the VMEM one poisoned, the DMA semaphore zeroed, and
-// checked at the end of the scope), and kernel.async_copy as a synchronous
+// buffers allocated (the VMEM one in the core's VMEM arena and poisoned, the
+// DMA semaphore zeroed, and checked at the end of the scope, where the arena
+// is released to its mark), and kernel.async_copy as a synchronous
 // memref.copy whose semaphore counts the copied bytes.
 // CHECK-LABEL: func.func private @dma_body_interpret0
 // CHECK-SAME: (%[[I:.*]]: index, %[[SRC:.*]]: memref<32x128xf32>, %[[O:.*]]: memref<8x128xf32>)
 // CHECK: %[[VIEW:.*]] = memref.subview %[[SRC]]
-// CHECK: %[[BUF:.*]] = memref.alloc() : memref<8x128xf32>
+// CHECK: %[[MARK:.*]] = call @tessera_rt_kernel_arena_mark(%{{.*}}) : (i32) -> i64
+// CHECK: %[[ADDR:.*]] = call @tessera_rt_kernel_arena(%{{.*}}, %{{.*}}) : (i32, i64) -> i64
+// CHECK: llvm.inttoptr %[[ADDR]]
+// CHECK: %[[BUF:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x128xf32>
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[BUF]] : memref<8x128xf32>)
 // CHECK: %[[DSEM:.*]] = memref.alloc() : memref<i32>
 // CHECK: linalg.fill ins(%{{.*}} : i32) outs(%[[DSEM]] : memref<i32>)
@@ -129,6 +133,8 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: arith.addi %{{.*}}, %[[BYTES]] : i32
 // CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : i32
 // CHECK: arith.cmpi ne, %{{.*}}, %{{.*}} : i32
+// CHECK: call @tessera_rt_kernel_arena_release(%{{.*}}, %[[MARK]]) : (i32, i64) -> ()
+// CHECK: return
 // The `any` operand is the whole array, rebuilt in the core function from
 // the address the caller passes.
 // CHECK-LABEL: func.func private @dma_body_interpret0_core

@@ -14,6 +14,13 @@
 // RUN: tessera-run %s --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --random-inputs --kernel-mode=interpret | FileCheck %s --check-prefix=ZERO
 // RUN: env TESSERA_KERNEL_DMA=threads tessera-run %s --random-inputs --check | FileCheck %s
+// RUN: tessera-run %s --random-inputs --stats | FileCheck %s --check-prefix=STATS
+
+// The run_scoped buffer (4 KiB) lives in the VMEM arena next to the two
+// double-buffered 4 KiB windows and is released at the end of each step:
+// 20 KiB at most, not 4 KiB more per step.
+// STATS: stats: kernel @dma_body on device 0: pipelined, TPU v5e, 1 TensorCore, 2 grid steps
+// STATS: stats:   2048 FLOPs, VMEM high-water 20.0 KiB of 16.0 MiB, SMEM 0 B of 1.0 MiB
 
 // CHECK: result0: i32[] = [0]
 // CHECK: result1: i32[] = [0]

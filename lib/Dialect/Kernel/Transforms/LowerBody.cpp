@@ -9,7 +9,8 @@
 // leading arguments and constants, kernel.load/store to row-wise vector
 // loads and stores (masked ones to vector.maskedload/maskedstore), DMAs to
 // synchronous copies that count bytes on their semaphores, semaphores to i32
-// counters, kernel.run_scoped to fresh buffers; with run-time checks that
+// counters, kernel.run_scoped to buffers in the core's arenas (released at
+// the end of the scope); with run-time checks that
 // call tessera_rt_kernel_error.
 //
 //===----------------------------------------------------------------------===//
@@ -266,9 +267,24 @@ LogicalResult BodyLowering::lowerRunScoped(RunScopedOp op) {
   Block &block = op.getBody().front();
   SmallVector<Value> buffers;
   SmallVector<std::pair<Value, std::string>> semaphores;
+  // VMEM and SMEM buffers come from the core's arenas (which the target
+  // sizes) and go back to them at the end of the scope; semaphores are
+  // plain counters.
+  Value marks[2];
   for (BlockArgument arg : block.getArguments()) {
     auto type = cast<MemRefType>(stripType(arg.getType()));
-    Value buffer = memref::AllocOp::create(b, loc, type);
+    std::optional<MemorySpace> space = getMemorySpace(arg.getType());
+    int32_t arena = space == MemorySpace::Vmem   ? TESSERA_RT_KERNEL_VMEM
+                    : space == MemorySpace::Smem ? TESSERA_RT_KERNEL_SMEM
+                                                 : -1;
+    Value buffer;
+    if (arena >= 0) {
+      if (!marks[arena])
+        marks[arena] = runtime.markArena(b, loc, arena);
+      buffer = runtime.allocateInArena(b, loc, arena, type);
+    } else {
+      buffer = memref::AllocOp::create(b, loc, type);
+    }
     std::string name = "scoped buffer " + std::to_string(numScoped++);
     scopedNames[buffer] = name;
     if (auto original = dyn_cast<MemRefType>(arg.getType());
@@ -288,6 +304,10 @@ LogicalResult BodyLowering::lowerRunScoped(RunScopedOp op) {
   for (auto [buffer, name] : semaphores)
     runtime.checkSemaphoresZero(b, loc, buffer, call.getCallee(), name,
                                 "the end of the kernel.run_scoped");
+  // Released in the reverse order of the marks (SMEM, then VMEM).
+  for (int32_t arena : {TESSERA_RT_KERNEL_SMEM, TESSERA_RT_KERNEL_VMEM})
+    if (marks[arena])
+      runtime.releaseArena(b, loc, arena, marks[arena]);
   op.replaceAllUsesWith(results);
   yield.erase();
   op.erase();

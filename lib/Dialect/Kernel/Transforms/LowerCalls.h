@@ -177,6 +177,11 @@ public:
   /// (TESSERA_RT_KERNEL_VMEM / SMEM).
   Value allocateInArena(OpBuilder &b, Location loc, int32_t space,
                         MemRefType type);
+  /// tessera_rt_kernel_arena_mark(space): the bytes in use (i64), to
+  /// release a scope's buffers to.
+  Value markArena(OpBuilder &b, Location loc, int32_t space);
+  /// tessera_rt_kernel_arena_release(space, mark).
+  void releaseArena(OpBuilder &b, Location loc, int32_t space, Value mark);
   /// Runs `coreFn(args, core)` on `info`'s TensorCores through
   /// tessera_rt_kernel_call.
   void callKernel(OpBuilder &b, Location loc, StringRef name, StringRef target,

@@ -319,6 +319,24 @@ Value RuntimeCalls::allocateInArena(OpBuilder &b, Location loc, int32_t space,
   return createMemRefAt(b, loc, address, type);
 }
 
+Value RuntimeCalls::markArena(OpBuilder &b, Location loc, int32_t space) {
+  func::FuncOp fn = getFunction("tessera_rt_kernel_arena_mark",
+                                {b.getI32Type()}, {b.getI64Type()});
+  return func::CallOp::create(
+             b, loc, fn,
+             ValueRange{arith::ConstantIntOp::create(b, loc, space, 32)})
+      .getResult(0);
+}
+
+void RuntimeCalls::releaseArena(OpBuilder &b, Location loc, int32_t space,
+                                Value mark) {
+  func::FuncOp fn = getFunction("tessera_rt_kernel_arena_release",
+                                {b.getI32Type(), b.getI64Type()});
+  func::CallOp::create(
+      b, loc, fn,
+      ValueRange{arith::ConstantIntOp::create(b, loc, space, 32), mark});
+}
+
 void RuntimeCalls::callKernel(OpBuilder &b, Location loc, StringRef name,
                               StringRef target, ArrayRef<int64_t> info,
                               Value args, func::FuncOp coreFn) {
