@@ -8,6 +8,7 @@
 // RUN: tessera-run %s --entry matmul --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry padded --random-inputs --check | FileCheck %s --check-prefix=TWO
 // RUN: tessera-run %s --entry manual --random-inputs --check | FileCheck %s
+// RUN: tessera-run %s --entry gather --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --entry same --random-inputs --show-sharding | FileCheck %s --check-prefix=SHOW
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
@@ -72,6 +73,17 @@ func.func @padded(%a: tensor<7x5xf32> {spmd.sharding = #spmd.sharding<@shuffled,
   %0 = math.exp %a : tensor<7x5xf32>
   %1 = arith.negf %0 : tensor<7x5xf32>
   return %0, %1 : tensor<7x5xf32>, tensor<7x5xf32>
+}
+
+// A less sharded result on the other mesh: the blocks move first, then are
+// gathered over "y" on @shuffled.
+// IR-LABEL: func.func @gather
+// IR-NEXT: %[[P:.*]] = comm.permute %arg0 over @shuffled {"x", "y"}
+// IR-SAME: : tensor<2x16xf32>
+// IR-NEXT: %[[G:.*]] = comm.all_gather %[[P]] over @shuffled {"y"} dim 0 : tensor<2x16xf32> -> tensor<8x16xf32>
+func.func @gather(%a: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>})
+    -> (tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@shuffled, [{"x"}, {}]>}) {
+  return %a : tensor<16x16xf32>
 }
 
 // A manual computation on the shuffled mesh: its collectives and axis

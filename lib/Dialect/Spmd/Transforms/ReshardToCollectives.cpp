@@ -242,26 +242,43 @@ FailureOr<Value> ReshardLowering::lower() {
   if (!sourceMesh)
     return fail("has an input whose mesh cannot be resolved");
   if (sourceMesh != mesh) {
-    // Another device order of the same axes: reach the target's dimension
-    // shardings on the source mesh (partial sums reduced there), then move
-    // each device's block to the device of the target mesh that holds it,
-    // with one collective_permute.
+    // Another device order of the same axes: one collective_permute moves
+    // each device's block to the device of the target mesh that holds it.
+    // Partial sums are reduced on the source mesh first. The permute comes
+    // where the blocks are smaller: after the layout changes on the source
+    // mesh when the target is sharded into as many parts or more, else
+    // first, the layout then changing on the target mesh.
     if (!sourceMesh.hasSameAxes(mesh))
       return fail("moves a tensor between meshes with different axes, "
                   "which is not supported");
     MeshAttr targetMesh = mesh;
     TensorShardingAttr finalTarget = target;
     mesh = sourceMesh;
-    SmallVector<DimensionShardingAttr> dims;
-    for (DimensionShardingAttr dim : target.getDimShardings())
-      dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
-                                                /*isClosed=*/true));
-    target = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {}, {},
+    auto closedDims = [&](TensorShardingAttr sharding) {
+      SmallVector<DimensionShardingAttr> dims;
+      for (DimensionShardingAttr dim : sharding.getDimShardings())
+        dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
+                                                  /*isClosed=*/true));
+      return dims;
+    };
+    auto partsOf = [&](TensorShardingAttr sharding) {
+      int64_t parts = 1;
+      for (DimensionShardingAttr dim : sharding.getDimShardings())
+        for (AxisRefAttr axis : dim.getAxes())
+          parts *= axis.getSize(sourceMesh);
+      return parts;
+    };
+    target = TensorShardingAttr::get(ctx, current.getMeshOrRef(),
+                                     closedDims(finalTarget), {}, {},
                                      ReductionKind::Sum);
-    if (failed(reduce()) || failed(permute()) || failed(moveAndSlice()))
+    if (failed(reduce()))
       return failure();
-    auto moved = TensorShardingAttr::get(ctx, finalTarget.getMeshOrRef(), dims,
-                                         {}, {}, ReductionKind::Sum);
+    if (partsOf(current) <= partsOf(target) &&
+        (failed(permute()) || failed(moveAndSlice())))
+      return failure();
+    auto moved = TensorShardingAttr::get(ctx, finalTarget.getMeshOrRef(),
+                                         closedDims(current), {}, {},
+                                         ReductionKind::Sum);
     value = CollectivePermuteOp::create(builder, op.getLoc(), value, moved,
                                         current);
     current = moved;

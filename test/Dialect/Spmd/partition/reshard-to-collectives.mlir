@@ -143,6 +143,18 @@ func.func @device_order(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<
   return %0 : tensor<8x16xf32>
 }
 
+// Between device orders to a less sharded target: the blocks move first,
+// while they are small (a quarter of the rows), then are gathered on the
+// target mesh.
+// CHECK-LABEL: func @device_order_then_gather
+func.func @device_order_then_gather(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %arg0 in_sharding=<@mesh, [{"x", "y"}, {}]> out_sharding=<@reordered, [{"x", "y"}, {}]>
+  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"y"}, {}] %[[P]] in_sharding=<@reordered, [{"x", "y"}, {}]> out_sharding=<@reordered, [{"x"}, {}]>
+  // CHECK-NEXT: return %[[G]]
+  %0 = spmd.reshard %arg0 <@reordered, [{"x"}, {}]> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
 // Between device orders with other dimension shardings: partial sums are
 // reduced and the layout changed on the source mesh first; new unreduced
 // axes are introduced on the target mesh.

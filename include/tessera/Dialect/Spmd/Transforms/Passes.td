@@ -479,10 +479,13 @@ def SpmdReshardToCollectivesPass
     `spmd.all_to_all`; every other axis that leaves a dimension is
     gathered (`spmd.all_gather`) and every axis that joins one is sliced
     (`spmd.all_slice`, which communicates nothing). A target on another
-    mesh with the same axes and a different device order: the steps above
-    reach the target's dimension shardings on the source mesh, then one
-    `spmd.collective_permute` moves each device's block to the device of
-    the target mesh that holds it (nothing is gathered). New `sum`
+    mesh with the same axes and a different device order: partial sums are
+    reduced on the source mesh, and one `spmd.collective_permute` moves
+    each device's block to the device of the target mesh that holds it,
+    where the blocks are smaller: after the steps above reach the target's
+    dimension shardings on the source mesh when the target is sharded into
+    as many parts or more, else first (the steps then run on the target
+    mesh). New `sum`
     unreduced axes are introduced with `spmd.replicated_to_unreduced`.
     Every collective carries its `in_sharding`. The collectives'
     canonicalization then runs on the result (and only those patterns, no
