@@ -1143,6 +1143,22 @@ void Partitioner::recordInterface(func::FuncOp func,
 }
 
 LogicalResult Partitioner::run() {
+  // Only func.func bodies are partitioned: sharded code anywhere else would
+  // stay global.
+  for (Operation &top : module.getBody()->getOperations()) {
+    if (isa<func::FuncOp, MeshOp>(top))
+      continue;
+    WalkResult outside = top.walk([&](Operation *op) {
+      if (isa<MeshOp>(op) || (!isa_and_nonnull<SpmdDialect>(op->getDialect()) &&
+                              !op->hasAttr(SpmdDialect::kShardingAttrName)))
+        return WalkResult::advance();
+      op->emitOpError("is outside a func.func: spmd-partition partitions "
+                      "func.func bodies only");
+      return WalkResult::interrupt();
+    });
+    if (outside.wasInterrupted())
+      return failure();
+  }
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
   for (func::FuncOp func : funcs) {
     if (func.isExternal())

@@ -25,3 +25,19 @@ func.func @dynamic_unreduced(%arg0: tensor<?xf32> {spmd.sharding = #spmd.shardin
   %0 = spmd.replicated_to_unreduced {"x"} %arg0 out_sharding=<@mesh, [{}], unreduced={"x"}> : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// Sharded code outside a func.func would stay global: refused.
+spmd.mesh @mesh = <["x"=2]>
+llvm.func @not_a_func() {
+  llvm.return
+}
+module @nested {
+  spmd.mesh @mesh = <["x"=2]>
+  func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error @+1 {{'spmd.all_gather' op is outside a func.func: spmd-partition partitions func.func bodies only}}
+    %0 = spmd.all_gather [{"x"}] %arg0 in_sharding=<@mesh, [{"x"}]> out_sharding=<@mesh, [{}]> : tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}
