@@ -56,6 +56,28 @@ static bool isValidUnreducedTransition(TensorShardingAttr source,
   return true;
 }
 
+/// The `OpTy` op that defines `operand` of `op` if `op` is its only user
+/// (then folding the two into one op loses nothing); else a match failure
+/// naming `what`.
+template <typename OpTy>
+static FailureOr<OpTy> getSoleUseProducer(Operation *op, Value operand,
+                                          PatternRewriter &rewriter,
+                                          StringRef what) {
+  auto producer = operand.getDefiningOp<OpTy>();
+  if (!producer) {
+    (void)rewriter.notifyMatchFailure(
+        op, [&](Diagnostic &diag) { diag << "operand is not a " << what; });
+    return failure();
+  }
+  if (!producer->hasOneUse()) {
+    (void)rewriter.notifyMatchFailure(op, [&](Diagnostic &diag) {
+      diag << "inner " << what << " has other uses";
+    });
+    return failure();
+  }
+  return producer;
+}
+
 namespace {
 
 /// Replaces an op whose single result equals its first operand by that
@@ -88,11 +110,11 @@ struct ReshardOfReshard : public OpRewritePattern<ReshardOp> {
 
   LogicalResult matchAndRewrite(ReshardOp op,
                                 PatternRewriter &rewriter) const override {
-    auto inner = op.getInput().getDefiningOp<ReshardOp>();
-    if (!inner)
-      return rewriter.notifyMatchFailure(op, "operand is not a reshard");
-    if (!inner->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "inner reshard has other uses");
+    FailureOr<ReshardOp> producer =
+        getSoleUseProducer<ReshardOp>(op, op.getInput(), rewriter, "reshard");
+    if (failed(producer))
+      return failure();
+    ReshardOp inner = *producer;
     if (!isValidUnreducedTransition(getSharding(inner.getInput()),
                                     op.getSharding()))
       return rewriter.notifyMatchFailure(
@@ -239,11 +261,11 @@ struct AllToAllFusion : public OpRewritePattern<AllToAllOp> {
 
   LogicalResult matchAndRewrite(AllToAllOp op,
                                 PatternRewriter &rewriter) const override {
-    auto inner = op.getTensor().getDefiningOp<AllToAllOp>();
-    if (!inner)
-      return rewriter.notifyMatchFailure(op, "operand is not an all_to_all");
-    if (!inner->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "inner all_to_all has other uses");
+    FailureOr<AllToAllOp> producer = getSoleUseProducer<AllToAllOp>(
+        op, op.getTensor(), rewriter, "all_to_all");
+    if (failed(producer))
+      return failure();
+    AllToAllOp inner = *producer;
     SmallVector<AllToAllParamAttr> params =
         llvm::to_vector(inner.getParams().getValue());
     llvm::append_range(params, op.getParams().getValue());
@@ -277,11 +299,12 @@ struct CollectivePermuteFusion : public OpRewritePattern<CollectivePermuteOp> {
 
   LogicalResult matchAndRewrite(CollectivePermuteOp op,
                                 PatternRewriter &rewriter) const override {
-    auto inner = op.getTensor().getDefiningOp<CollectivePermuteOp>();
-    if (!inner)
-      return rewriter.notifyMatchFailure(op, "operand is not a permute");
-    if (!inner->hasOneUse())
-      return rewriter.notifyMatchFailure(op, "inner permute has other uses");
+    FailureOr<CollectivePermuteOp> producer =
+        getSoleUseProducer<CollectivePermuteOp>(op, op.getTensor(), rewriter,
+                                                "collective_permute");
+    if (failed(producer))
+      return failure();
+    CollectivePermuteOp inner = *producer;
     TensorShardingAttr source = inner.getInShardingAttr();
     if (!source)
       source = getSharding(inner.getTensor());
