@@ -272,10 +272,10 @@ public:
   /// makes the runtime number the positions of `op`'s mesh with its order.
   void setDeviceOrder(OpBuilder &builder, Location loc,
                       comm::MeshAxesOpInterface op) {
-    if (!mixedOrders)
+    if (!orderedMesh)
       return;
     spmd::MeshAttr mesh = op.resolveMesh(&symbols);
-    if (!mesh || mesh.getAxes().empty())
+    if (!mesh || !mesh.hasSameAxes(orderedMesh))
       return;
     SmallVector<int64_t> ids = mesh.getDeviceIdsOrIota();
     Value order = getI64Array(builder, loc, ids);
@@ -285,9 +285,9 @@ public:
     func::CallOp::create(builder, loc, callee, ValueRange{order, count});
   }
 
-  /// Whether the module's meshes order their devices differently (then
-  /// every call names its mesh's order).
-  bool mixedOrders = false;
+  /// Set if the module's meshes with this mesh's axes order the devices
+  /// differently: then every call over one of them names its mesh's order.
+  spmd::MeshAttr orderedMesh;
 
   /// `comm.<op> at "file":line:col`, for the runtime's diagnostics.
   std::string getSite(Operation *op) {
@@ -516,7 +516,7 @@ struct ConvertCommToRuntimePass
         first = attr;
       else if (first.hasSameAxes(attr) &&
                first.getDeviceIdsOrIota() != attr.getDeviceIdsOrIota())
-        rt.mixedOrders = true;
+        rt.orderedMesh = first;
     }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {

@@ -136,9 +136,11 @@ func.func @dynamic(%arg0: tensor<?x8xf64>) -> tensor<?x8xf64> {
 
 // Meshes over the same devices in different orders: before each call, the
 // runtime is told the device at each position of the op's mesh (iota for
-// @mesh). A module with one device order makes no such call (above).
+// @mesh). A module with one device order makes no such call (above), nor
+// does a call over a mesh with other axes (@other).
 spmd.mesh @mesh = <["x"=4]>
 spmd.mesh @reversed = <["x"=4], device_ids=[3, 2, 1, 0]>
+spmd.mesh @other = <["y"=2]>
 
 // CHECK-DAG: llvm.mlir.global internal constant @[[IOTA:__tessera_rt_array_[0-9]+]](dense<[0, 1, 2, 3]> : tensor<4xi64>)
 // CHECK-DAG: llvm.mlir.global internal constant @[[REV:__tessera_rt_array_[0-9]+]](dense<[3, 2, 1, 0]> : tensor<4xi64>)
@@ -150,10 +152,14 @@ spmd.mesh @reversed = <["x"=4], device_ids=[3, 2, 1, 0]>
 // CHECK: call @tessera_rt_set_device_order(%[[ORDER]], %[[COUNT]]) : (!llvm.ptr, i64) -> ()
 // CHECK-NEXT: %[[GROUP:.*]] = llvm.mlir.addressof
 // CHECK: call @tessera_rt_axis_index(%[[GROUP]]
-func.func @orders(%arg0: tensor<4xf32>) -> (index, tensor<4xf32>) {
+// CHECK-NOT: tessera_rt_set_device_order
+// CHECK: call @tessera_rt_axis_index(
+// CHECK: return
+func.func @orders(%arg0: tensor<4xf32>) -> (index, index, tensor<4xf32>) {
   %i = comm.axis_index over @reversed {"x"} : index
+  %j = comm.axis_index over @other {"y"} : index
   %0 = comm.all_reduce sum %arg0 over @mesh {"x"} : tensor<4xf32>
-  return %i, %0 : index, tensor<4xf32>
+  return %i, %j, %0 : index, index, tensor<4xf32>
 }
 // CHECK-LABEL: func.func private @__tessera_comm_all_reduce
 // CHECK: %[[ORDER:.*]] = llvm.mlir.addressof @[[IOTA]] : !llvm.ptr
