@@ -30,10 +30,14 @@
 // RUN: tessera-run %s --entry permute --random-inputs --check --mesh x=2,y=2 | FileCheck %s --check-prefix=TWO
 // RUN: tessera-run %s --entry permute --random-inputs --check --mesh x=4,y=2 | FileCheck %s --check-prefix=TWO
 // RUN: tessera-run %s --entry permute --random-inputs --check --mesh x=1,y=8 | FileCheck %s --check-prefix=TWO
+// RUN: tessera-run %s --entry destinations --random-inputs --check | FileCheck %s --check-prefix=FIVE
+// RUN: tessera-run %s --entry destinations --random-inputs --check --mesh x=1,y=4 | FileCheck %s --check-prefix=FIVE
+// RUN: tessera-run %s --entry destinations --random-inputs --check --mesh x=2,y=2 | FileCheck %s --check-prefix=FIVE
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
 // TWO: check: all 2 results match the single-device reference
+// FIVE: check: all 5 results match the single-device reference
 // The partitioned reduce_scatter entry: one comm.reduce_scatter and nothing
 // else moves data (each device sends its 16x4 partial products once).
 // IR-LABEL: func.func @reduce_scatter
@@ -50,6 +54,12 @@
 // IR-NOT: comm.all_gather
 // IR: comm.permute %{{.*}} over @mesh {"x", "y"} pairs [0 -> 0, 1 -> 4, 2 -> 1, 3 -> 5, 4 -> 2, 5 -> 6, 6 -> 3, 7 -> 7] : tensor<2x8xf32>
 // IR-NOT: comm.
+// IR: return
+// The destinations entry: zeros need no select on the group's first
+// device; the fill of ones does.
+// IR-LABEL: func.func @destinations
+// IR-COUNT-1: arith.select
+// IR-NOT: arith.select
 // IR: return
 
 spmd.mesh @mesh = <["x"=2, "y"=4], device_ids=[5, 3, 0, 6, 1, 7, 2, 4]>
@@ -207,3 +217,26 @@ func.func @permute(
   %1 = math.sin %b : tensor<12x8xf32>
   return %0, %1 : tensor<16x8xf32>, tensor<12x8xf32>
 }
+
+// Destinations of a contraction over "y": a zero fill used once and a zero
+// splat constant (made unreduced in place), a fill of ones (kept on one
+// device of each "y" group) and a zero fill that is also returned.
+func.func @destinations(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>,
+        tensor<8x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %cz = arith.constant dense<0.0> : tensor<8x4xf32>
+  %e = tensor.empty() : tensor<8x4xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %shared = linalg.fill ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%zeros : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%cz : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %2 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%ones : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %3 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%shared : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0, %1, %2, %3, %shared : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}
+

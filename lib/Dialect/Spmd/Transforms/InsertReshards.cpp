@@ -20,6 +20,7 @@
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/Transforms/SignatureCache.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorValues.h"
 #include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -574,6 +575,20 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
     operand.set(copy->getResult(0));
     if (sameLayout(layout, target, owner))
       return;
+  }
+  // Zeros are their own unreduced form (the value on one device of each
+  // group, zeros on the others): a zero splat made for this operand alone
+  // is made unreduced where it is, without a reshard.
+  Value value = operand.get();
+  def = value.getDefiningOp();
+  if (def && def->getNumResults() == 1 && value.hasOneUse() &&
+      def->getBlock() == owner->getBlock() && isZeroSplat(value) &&
+      sameLayout(getSharding(value), layout, owner)) {
+    def->setAttr(
+        SpmdDialect::kShardingAttrName,
+        TensorShardingPerValueAttr::get(owner->getContext(), {target}));
+    def->removeAttr(SpmdDialect::kOutShardingAttrName);
+    return;
   }
   auto reshard =
       ReshardOp::create(builder, owner->getLoc(), operand.get(), target);

@@ -22,6 +22,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/TensorValues.h"
 #include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -164,24 +165,6 @@ getPermutePairs(TensorShardingAttr from, MeshAttr fromMesh,
     }
   }
   return {sources, targets};
-}
-
-/// True if `value` is all zeros: a zero splat constant or a fill with zero
-/// (the identity of a sum).
-bool isZeroSplat(Value value) {
-  Attribute attr;
-  if (matchPattern(value, m_Constant(&attr))) {
-    auto dense = dyn_cast<DenseElementsAttr>(attr);
-    return dense && dense.isSplat() &&
-           (matchPattern(value, m_AnyZeroFloat()) ||
-            matchPattern(value, m_Zero()));
-  }
-  auto fill = value.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  Value scalar = fill.getInputs().front();
-  return matchPattern(scalar, m_AnyZeroFloat()) ||
-         matchPattern(scalar, m_Zero());
 }
 
 class Partitioner {

@@ -46,7 +46,8 @@ func.func @both_factors(
 
 // A sharded contracting dimension: the op's values are partial sums over
 // it (its sharding does not list "y"), the destination is added once, and
-// an all-reduce over "y" follows, as in Shardy.
+// an all-reduce over "y" follows, as in Shardy. The destination is zeros,
+// which are their own unreduced form: the fill is made unreduced in place.
 // CHECK-LABEL: func @contracting
 func.func @contracting(
     %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
@@ -55,12 +56,53 @@ func.func @contracting(
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<8x4xf32>
   %f = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
-  // CHECK: %[[F:.*]] = linalg.fill
-  // CHECK: %[[U:.*]] = spmd.reshard %[[F]] <@mesh, [{"x"}, {}], unreduced={"y"}>
-  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%arg0, %arg1 : {{.*}}) outs(%[[U]] : {{.*}})
+  // CHECK: %[[F:.*]] = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced={"y"}>]>}
+  // CHECK-NOT: spmd.reshard
+  // CHECK: %[[M:.*]] = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%arg0, %arg1 : {{.*}}) outs(%[[F]] : {{.*}})
   // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"y"} %[[M]] out_sharding=<@mesh, [{"x"}, {}]>
   // CHECK-NEXT: return %[[R]]
   %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%f : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+
+// A destination that is not zeros is added once: it is resharded to
+// unreduced (kept on one device of each "y" group). So is a zero fill that
+// has another use, which must stay a plain replicated value.
+// CHECK-LABEL: func @contracting_destinations
+func.func @contracting_destinations(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+        tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+        tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %one = arith.constant 1.0 : f32
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : tensor<8x4xf32>
+  %ones = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%one : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %zeros = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // CHECK: %[[ONES:.*]] = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}
+  // CHECK: %[[ZEROS:.*]] = linalg.fill {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}
+  // CHECK: %[[U1:.*]] = spmd.reshard %[[ONES]] <@mesh, [{"x"}, {}], unreduced={"y"}>
+  // CHECK: linalg.matmul {{.*}} outs(%[[U1]] :
+  // CHECK: %[[U2:.*]] = spmd.reshard %[[ZEROS]] <@mesh, [{"x"}, {}], unreduced={"y"}>
+  // CHECK: linalg.matmul {{.*}} outs(%[[U2]] :
+  // CHECK: return {{.*}}, {{.*}}, %[[ZEROS]]
+  %m1 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%ones : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%zeros : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %m1, %m2, %zeros : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// A zero splat constant made in another layout is made again, unreduced.
+// CHECK-LABEL: func @contracting_zero_constant
+func.func @contracting_zero_constant(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %zeros = arith.constant {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {}]>]>} dense<0.0> : tensor<8x4xf32>
+  // CHECK: %[[Z:.*]] = arith.constant {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced={"y"}>]>} dense<0.000000e+00>
+  // CHECK-NOT: spmd.reshard
+  // CHECK: linalg.matmul {{.*}} outs(%[[Z]] :
+  %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%zeros : tensor<8x4xf32>) -> tensor<8x4xf32>
   return %m : tensor<8x4xf32>
 }
 

@@ -434,7 +434,9 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     with the same kind, which stay in the op's `unreduced` list. The
     destination (`outs`) operand of a `sum` reduction is resharded to
     `unreduced` over those axes, so that the sum adds the initial value
-    once. When the result's previous sharding differs from the chosen one,
+    once; a zero splat (constant or `linalg.fill`) that only this operand
+    uses is its own unreduced form and takes that sharding where it is
+    made, without a reshard. When the result's previous sharding differs from the chosen one,
     an `spmd.reshard` to it follows (after the all-reduce). Fully
     replicated shardings on meshes with the same number of devices agree:
     no reshard between them.
