@@ -33,6 +33,8 @@
 // RUN: tessera-run %s --entry destinations --random-inputs --check | FileCheck %s --check-prefix=FIVE
 // RUN: tessera-run %s --entry destinations --random-inputs --check --mesh x=1,y=4 | FileCheck %s --check-prefix=FIVE
 // RUN: tessera-run %s --entry destinations --random-inputs --check --mesh x=2,y=2 | FileCheck %s --check-prefix=FIVE
+// RUN: tessera-run %s --entry random_fills --random-inputs --check | FileCheck %s --check-prefix=TWO
+// RUN: tessera-run %s --entry random_fills --random-inputs --check --mesh x=1,y=4 | FileCheck %s --check-prefix=TWO
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
@@ -240,3 +242,16 @@ func.func @destinations(
   return %0, %1, %2, %3, %shared : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
 
+// A named op whose body reads linalg.index: every one of them gets its
+// block's offsets (the partitioner learns from the first op of a name
+// whether its body reads the index).
+func.func @random_fills(
+    %a: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>})
+    -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %min = arith.constant -1.0 : f64
+  %max = arith.constant 1.0 : f64
+  %seed = arith.constant 42 : i32
+  %0 = linalg.fill_rng_2d ins(%min, %max, %seed : f64, f64, i32) outs(%a : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %1 = linalg.fill_rng_2d ins(%min, %max, %seed : f64, f64, i32) outs(%a : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+}

@@ -255,6 +255,10 @@ private:
     bool padded = false;
   };
   DenseMap<Value, GlobalView> globals;
+  /// Per named linalg op (one its region builder makes the body of, unlike
+  /// linalg.generic, map and reduce): whether that body reads linalg.index.
+  /// Every op of the name has the same body, so the first one tells.
+  DenseMap<OperationName, bool> namedBodyReadsIndex;
 
   /// The sharding of `value`, also for the local value of a lowered
   /// collective.
@@ -982,6 +986,15 @@ LogicalResult Partitioner::fixShapeOps(Operation *op) {
 }
 
 LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
+  // Bodies are separate allocations, rarely in cache in a large module: the
+  // body of a named op is scanned once per name.
+  bool *readsIndex = nullptr;
+  if (op.getRegionBuilder()) {
+    auto [it, inserted] = namedBodyReadsIndex.try_emplace(op->getName(), false);
+    if (!inserted && !it->second)
+      return success();
+    readsIndex = &it->second;
+  }
   // (Most bodies are a few ops without regions: they are scanned directly.)
   SmallVector<linalg::IndexOp> indices;
   for (Region &region : op->getRegions())
@@ -992,6 +1005,8 @@ LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
         else if (nested.getNumRegions() != 0)
           nested.walk([&](linalg::IndexOp index) { indices.push_back(index); });
       }
+  if (readsIndex)
+    *readsIndex = !indices.empty();
   if (indices.empty())
     return success();
   // The sharding of each loop dimension, from an operand or result that
