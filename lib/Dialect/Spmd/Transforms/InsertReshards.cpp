@@ -1018,7 +1018,9 @@ LogicalResult ReshardInserter::run() {
   // (Inlining erased blocks; none are erased from here on.)
   lastBlock = nullptr;
   for (auto [i, op] : llvm::enumerate(ops)) {
-    prefetchOp(ops, i + 2);
+    prefetchOp(ops, i + 4);
+    if (i + 2 < ops.size())
+      prefetchOperands(ops[i + 2]);
     // Ops that only move or describe data.
     if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
       OpBuilder builder(op);

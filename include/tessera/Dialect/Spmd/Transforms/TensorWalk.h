@@ -36,6 +36,13 @@ inline void prefetchOp(const Operation *op) {
   __builtin_prefetch(at + 64);
 }
 
+/// Starts loading the values `op` reads (a function argument, or a result
+/// of an op far back, is rarely in cache). `op` itself should be loaded.
+inline void prefetchOperands(Operation *op) {
+  for (Value value : op->getOperands())
+    __builtin_prefetch(value.getAsOpaquePointer());
+}
+
 /// prefetchOp(ops[i]) if there is such an op.
 inline void prefetchOp(ArrayRef<Operation *> ops, size_t i) {
   if (i < ops.size())
