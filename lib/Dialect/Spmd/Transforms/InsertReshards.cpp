@@ -403,6 +403,13 @@ public:
   LogicalResult run();
 
 private:
+  /// Processes the ops of `block` and what they nest in post-order (nested
+  /// ops before their parent, linalg bodies left out), inlining axis-type
+  /// regions where they come (their ops are processed where they land).
+  LogicalResult processBlock(Block &block);
+  /// Reshards the operands and results of `op`.
+  LogicalResult processOp(Operation *op);
+
   /// The mesh (symbol and attribute) of the shardings of the operands and
   /// results of `op`, or failure when they are on different meshes. Null
   /// when none is sharded.
@@ -961,181 +968,202 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
   return success();
 }
 
-/// Inlines every `spmd.auto_axes` and `spmd.explicit_axes`: their bodies
+/// Inlines an `spmd.auto_axes` or `spmd.explicit_axes` op: their bodies
 /// are global-view code whose ops propagation (or explicit inference)
 /// annotated, so only their boundaries move data. An explicit_axes operand
 /// is resharded to its `in_shardings`, an auto_axes result to its
 /// `out_shardings`. (An auto_axes operand enters with the listed axes
 /// erased from its sharding, and an explicit_axes result leaves so, the
 /// same data, which the ops that use it reshard as they need.)
-void inlineAxisTypeRegions(ArrayRef<Operation *> regionOps) {
-  for (Operation *op : regionOps) {
-    OpBuilder builder(op);
-    Block &body = op->getRegion(0).front();
-    auto explicitOp = dyn_cast<ExplicitAxesOp>(op);
-    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-      Value arg = operand;
-      if (explicitOp && explicitOp.getInShardings())
-        arg = ReshardOp::create(builder, op->getLoc(), operand,
-                                explicitOp.getInShardings()->getShardings()[i]);
-      body.getArgument(i).replaceAllUsesWith(arg);
-    }
-    Operation *terminator = body.getTerminator();
-    SmallVector<Value> returned(terminator->getOperands());
-    SmallVector<TensorShardingAttr> targets(op->getNumResults());
-    if (auto autoOp = dyn_cast<AutoAxesOp>(op);
-        autoOp && autoOp.getOutShardings())
-      llvm::copy(autoOp.getOutShardings()->getShardings(), targets.begin());
-    terminator->erase();
-    op->getBlock()->getOperations().splice(Block::iterator(op),
-                                           body.getOperations());
-    builder.setInsertionPoint(op);
-    SmallVector<Value> results;
-    for (auto [value, target] : llvm::zip(returned, targets))
-      results.push_back(
-          target ? ReshardOp::create(builder, op->getLoc(), value, target)
-                 : value);
-    op->replaceAllUsesWith(results);
-    op->erase();
+void inlineAxisTypeRegion(Operation *op) {
+  OpBuilder builder(op);
+  Block &body = op->getRegion(0).front();
+  auto explicitOp = dyn_cast<ExplicitAxesOp>(op);
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    Value arg = operand;
+    if (explicitOp && explicitOp.getInShardings())
+      arg = ReshardOp::create(builder, op->getLoc(), operand,
+                              explicitOp.getInShardings()->getShardings()[i]);
+    body.getArgument(i).replaceAllUsesWith(arg);
   }
+  Operation *terminator = body.getTerminator();
+  SmallVector<Value> returned(terminator->getOperands());
+  SmallVector<TensorShardingAttr> targets(op->getNumResults());
+  if (auto autoOp = dyn_cast<AutoAxesOp>(op);
+      autoOp && autoOp.getOutShardings())
+    llvm::copy(autoOp.getOutShardings()->getShardings(), targets.begin());
+  terminator->erase();
+  op->getBlock()->getOperations().splice(Block::iterator(op),
+                                         body.getOperations());
+  builder.setInsertionPoint(op);
+  SmallVector<Value> results;
+  for (auto [value, target] : llvm::zip(returned, targets))
+    results.push_back(
+        target ? ReshardOp::create(builder, op->getLoc(), value, target)
+               : value);
+  op->replaceAllUsesWith(results);
+  op->erase();
 }
 
 LogicalResult ReshardInserter::run() {
+  for (Region &region : module->getRegions())
+    for (Block &block : region)
+      if (failed(processBlock(block)))
+        return failure();
+  return success();
+}
+
+LogicalResult ReshardInserter::processBlock(Block &block) {
+  for (Operation *op = block.empty() ? nullptr : &block.front(); op;) {
+    if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
+      // The body's ops land before `op`, after the reshards of its
+      // operands; the walk goes on from the first of them.
+      Operation *previous = op->getPrevNode();
+      inlineAxisTypeRegion(op);
+      // (The region's block is gone.)
+      lastBlock = nullptr;
+      op = previous        ? previous->getNextNode()
+           : block.empty() ? nullptr
+                           : &block.front();
+      continue;
+    }
+    // The next ops are loaded while this one is processed (the ops of a
+    // large module are rarely in cache): the next one, the values it reads
+    // (function arguments, results of ops far back) and the one after.
+    Operation *next = op->getNextNode();
+    if (next) {
+      prefetchOperands(next);
+      if (Operation *after = next->getNextNode())
+        prefetchOp(after);
+    }
+    if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+      for (Region &region : op->getRegions())
+        for (Block &nested : region)
+          if (failed(processBlock(nested)))
+            return failure();
+    if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op) &&
+        failed(processOp(op)))
+      return failure();
+    op = next;
+  }
+  return success();
+}
+
+LogicalResult ReshardInserter::processOp(Operation *op) {
   MLIRContext *ctx = module.getContext();
-  // Every op in post-order (nested ops before their parent); the bodies of
-  // axis-type regions are inlined first (their ops stay in order).
-  SmallVector<Operation *> ops, regionOps;
-  walkTensorOps(module, WalkOrder::PostOrder, [&](Operation *op) {
-    if (isa<AutoAxesOp, ExplicitAxesOp>(op))
-      regionOps.push_back(op);
-    else if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op) &&
-             !(op->hasTrait<OpTrait::IsTerminator>() &&
-               isa<AutoAxesOp, ExplicitAxesOp>(op->getParentOp())))
-      ops.push_back(op);
-    return WalkResult::advance();
-  });
-  inlineAxisTypeRegions(regionOps);
-  // (Inlining erased blocks; none are erased from here on.)
-  lastBlock = nullptr;
-  for (auto [i, op] : llvm::enumerate(ops)) {
-    prefetchOp(ops, i + 4);
-    if (i + 2 < ops.size())
-      prefetchOperands(ops[i + 2]);
-    // Ops that only move or describe data.
-    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
-      OpBuilder builder(op);
-      Value input = constraint.getInput();
-      Value replacement = input;
-      if (!hasLayout(getSharding(input), constraint.getSharding(), op))
-        replacement = ReshardOp::create(builder, op->getLoc(), input,
-                                        constraint.getSharding());
-      constraint.replaceAllUsesWith(replacement);
-      op->erase();
-      continue;
+  // Ops that only move or describe data.
+  if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+    OpBuilder builder(op);
+    Value input = constraint.getInput();
+    Value replacement = input;
+    if (!hasLayout(getSharding(input), constraint.getSharding(), op))
+      replacement = ReshardOp::create(builder, op->getLoc(), input,
+                                      constraint.getSharding());
+    constraint.replaceAllUsesWith(replacement);
+    op->erase();
+    return success();
+  }
+  if (auto barrier = dyn_cast<PropagationBarrierOp>(op)) {
+    OpBuilder builder(op);
+    Value input = barrier.getInput();
+    Value replacement = input;
+    TensorShardingAttr sharding = getSharding(barrier.getResult());
+    if (sharding && !hasLayout(getSharding(input), sharding, op))
+      replacement = ReshardOp::create(builder, op->getLoc(), input, sharding);
+    barrier.replaceAllUsesWith(replacement);
+    op->erase();
+    return success();
+  }
+  if (isa<ShardingGroupOp>(op)) {
+    op->erase();
+    return success();
+  }
+  if (isa<ReshardOp, AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
+          AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
+          ReplicatedToUnreducedOp>(op))
+    return success();
+  if (auto manual = dyn_cast<ManualComputationOp>(op)) {
+    for (OpOperand &operand : manual->getOpOperands())
+      if (TensorShardingAttr sharding =
+              manual.getInSharding(operand.getOperandNumber()))
+        reshardOperand(operand, sharding);
+    return success();
+  }
+  if (auto ret = dyn_cast<ReturnOp>(op)) {
+    auto manual = cast<ManualComputationOp>(op->getParentOp());
+    for (OpOperand &operand : ret->getOpOperands())
+      if (TensorShardingAttr sharding =
+              manual.getOutSharding(operand.getOperandNumber()))
+        reshardOperand(
+            operand,
+            removeManualAxes(sharding, manual.getManualAxes().getValue()));
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    Operation *func = op->getParentOp();
+    for (OpOperand &operand : ret->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type)
+        return success();
+      TensorShardingAttr target =
+          getFuncResultSharding(func, operand.getOperandNumber());
+      TensorShardingAttr current = getSharding(operand.get());
+      if (!target && current)
+        target = replicated(ctx, current.getMeshOrRef(), type.getRank());
+      if (target)
+        reshardOperand(operand, target);
     }
-    if (auto barrier = dyn_cast<PropagationBarrierOp>(op)) {
-      OpBuilder builder(op);
-      Value input = barrier.getInput();
-      Value replacement = input;
-      TensorShardingAttr sharding = getSharding(barrier.getResult());
-      if (sharding && !hasLayout(getSharding(input), sharding, op))
-        replacement = ReshardOp::create(builder, op->getLoc(), input, sharding);
-      barrier.replaceAllUsesWith(replacement);
-      op->erase();
-      continue;
-    }
-    if (isa<ShardingGroupOp>(op)) {
-      op->erase();
-      continue;
-    }
-    if (isa<ReshardOp, AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
-            AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
-            ReplicatedToUnreducedOp>(op))
-      continue;
-    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
-      for (OpOperand &operand : manual->getOpOperands())
-        if (TensorShardingAttr sharding =
-                manual.getInSharding(operand.getOperandNumber()))
-          reshardOperand(operand, sharding);
-      continue;
-    }
-    if (auto ret = dyn_cast<ReturnOp>(op)) {
-      auto manual = cast<ManualComputationOp>(op->getParentOp());
-      for (OpOperand &operand : ret->getOpOperands())
-        if (TensorShardingAttr sharding =
-                manual.getOutSharding(operand.getOperandNumber()))
-          reshardOperand(
-              operand,
-              removeManualAxes(sharding, manual.getManualAxes().getValue()));
-      continue;
-    }
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      Operation *func = op->getParentOp();
-      for (OpOperand &operand : ret->getOpOperands()) {
+    return success();
+  }
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    auto callee =
+        meshes.getSymbolTables().lookupNearestSymbolFrom<func::FuncOp>(
+            op, call.getCalleeAttr());
+    if (callee && !callee.isExternal()) {
+      for (OpOperand &operand : call->getOpOperands()) {
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!type)
-          continue;
-        TensorShardingAttr target =
-            getFuncResultSharding(func, operand.getOperandNumber());
+          return success();
+        auto target = dyn_cast_or_null<TensorShardingAttr>(callee.getArgAttr(
+            operand.getOperandNumber(), SpmdDialect::kShardingAttrName));
         TensorShardingAttr current = getSharding(operand.get());
         if (!target && current)
           target = replicated(ctx, current.getMeshOrRef(), type.getRank());
         if (target)
           reshardOperand(operand, target);
       }
-      continue;
-    }
-    if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto callee =
-          meshes.getSymbolTables().lookupNearestSymbolFrom<func::FuncOp>(
-              op, call.getCalleeAttr());
-      if (callee && !callee.isExternal()) {
-        for (OpOperand &operand : call->getOpOperands()) {
-          auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-          if (!type)
-            continue;
-          auto target = dyn_cast_or_null<TensorShardingAttr>(callee.getArgAttr(
-              operand.getOperandNumber(), SpmdDialect::kShardingAttrName));
-          TensorShardingAttr current = getSharding(operand.get());
-          if (!target && current)
-            target = replicated(ctx, current.getMeshOrRef(), type.getRank());
-          if (target)
-            reshardOperand(operand, target);
-        }
-        for (OpResult result : call->getResults()) {
-          auto type = dyn_cast<RankedTensorType>(result.getType());
-          if (!type)
-            continue;
-          TensorShardingAttr actual =
-              getFuncResultSharding(callee, result.getResultNumber());
-          TensorShardingAttr expected = getSharding(result);
-          if (!actual && !expected)
-            continue;
-          if (!actual)
-            actual = replicated(ctx, expected.getMeshOrRef(), type.getRank());
-          setResultSharding(result, actual, expected);
-        }
-        continue;
+      for (OpResult result : call->getResults()) {
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        if (!type)
+          return success();
+        TensorShardingAttr actual =
+            getFuncResultSharding(callee, result.getResultNumber());
+        TensorShardingAttr expected = getSharding(result);
+        if (!actual && !expected)
+          return success();
+        if (!actual)
+          actual = replicated(ctx, expected.getMeshOrRef(), type.getRank());
+        setResultSharding(result, actual, expected);
       }
+      return success();
     }
-    if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op) &&
-        !rules.get(op)) {
-      if (failed(processControlFlow(op)))
-        return failure();
-      continue;
-    }
-    // Terminators of control flow and ops inside linalg bodies.
-    if (op->hasTrait<OpTrait::IsTerminator>() ||
-        isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()))
-      continue;
-    if (OpShardingRuleAttr rule = rules.get(op)) {
-      if (failed(processRuleOp(op, rule)))
-        return failure();
-      continue;
-    }
-    if (failed(processOpWithoutRule(op)))
-      return failure();
   }
+  if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op) && !rules.get(op)) {
+    if (failed(processControlFlow(op)))
+      return failure();
+    return success();
+  }
+  // Terminators of control flow and ops inside linalg bodies.
+  if (op->hasTrait<OpTrait::IsTerminator>() ||
+      isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()))
+    return success();
+  if (OpShardingRuleAttr rule = rules.get(op)) {
+    if (failed(processRuleOp(op, rule)))
+      return failure();
+    return success();
+  }
+  if (failed(processOpWithoutRule(op)))
+    return failure();
   return success();
 }
 
