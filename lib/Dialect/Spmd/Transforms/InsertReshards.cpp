@@ -1104,7 +1104,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
     for (OpOperand &operand : ret->getOpOperands()) {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
       if (!type)
-        return success();
+        continue;
       TensorShardingAttr target =
           getFuncResultSharding(func, operand.getOperandNumber());
       TensorShardingAttr current = getSharding(operand.get());
@@ -1123,7 +1123,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
       for (OpOperand &operand : call->getOpOperands()) {
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!type)
-          return success();
+          continue;
         auto target = dyn_cast_or_null<TensorShardingAttr>(callee.getArgAttr(
             operand.getOperandNumber(), SpmdDialect::kShardingAttrName));
         TensorShardingAttr current = getSharding(operand.get());
@@ -1135,12 +1135,12 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
       for (OpResult result : call->getResults()) {
         auto type = dyn_cast<RankedTensorType>(result.getType());
         if (!type)
-          return success();
+          continue;
         TensorShardingAttr actual =
             getFuncResultSharding(callee, result.getResultNumber());
         TensorShardingAttr expected = getSharding(result);
         if (!actual && !expected)
-          return success();
+          continue;
         if (!actual)
           actual = replicated(ctx, expected.getMeshOrRef(), type.getRank());
         setResultSharding(result, actual, expected);

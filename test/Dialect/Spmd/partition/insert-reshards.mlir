@@ -482,3 +482,35 @@ func.func @replicated_other_mesh(
   // CHECK-NEXT: return %arg0, %[[B]]
   return %a, %b : tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// Returns and calls with non-tensor values before the tensors: every tensor
+// operand and result is still resharded to what is declared.
+// CHECK-LABEL: func @mixed_return
+func.func @mixed_return(
+    %a: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+    %s: f32)
+    -> (f32, tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}) {
+  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {"x"}]>
+  // CHECK: return %arg1, %[[R]]
+  return %s, %a : f32, tensor<8x8xf32>
+}
+
+func.func private @mixed_callee(
+    %s: f32,
+    %a: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>})
+    -> (f32, tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>}) {
+  return %s, %a : f32, tensor<8x8xf32>
+}
+
+// CHECK-LABEL: func @mixed_call
+func.func @mixed_call(
+    %a: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+    %s: f32)
+    -> (f32, tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  // CHECK: %[[A:.*]] = spmd.reshard %arg0 <@mesh, [{}, {"y"}]>
+  // CHECK: %[[C:.*]]:2 = call @mixed_callee(%arg1, %[[A]])
+  // CHECK: %[[B:.*]] = spmd.reshard %[[C]]#1 <@mesh, [{"x"}, {}]>
+  // CHECK: return %[[C]]#0, %[[B]]
+  %0:2 = func.call @mixed_callee(%s, %a) {spmd.sharding = #spmd.sharding_per_value<[<@mesh, []>, <@mesh, [{"x"}, {}]>]>} : (f32, tensor<8x8xf32>) -> (f32, tensor<8x8xf32>)
+  return %0#0, %0#1 : f32, tensor<8x8xf32>
+}

@@ -436,8 +436,9 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     `unreduced` over those axes, so that the sum adds the initial value
     once; a zero splat (constant or `linalg.fill`) that only this operand
     uses is its own unreduced form and takes that sharding where it is
-    made, without a reshard. When the result's previous sharding differs from the chosen one,
-    an `spmd.reshard` to it follows (after the all-reduce). Fully
+    made, without a reshard. When the result's previous sharding differs
+    from the chosen one, an `spmd.reshard` to it follows (after the
+    all-reduce). Fully
     replicated shardings on meshes with the same number of devices agree:
     no reshard between them.
 
