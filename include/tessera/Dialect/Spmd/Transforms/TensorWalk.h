@@ -22,7 +22,9 @@ namespace mlir::tessera::spmd {
 /// Walks the ops nested in `root` (not `root` itself) in `order`, as
 /// `Operation::walk` does, without entering the regions of linalg ops (the
 /// linalg ops themselves are visited). In pre-order, `callback` may skip an
-/// op's regions; in either order it may interrupt the walk.
+/// op's regions; in either order it may interrupt the walk. It may erase the
+/// op it is given, but no other op (each block's ops are listed before they
+/// are visited), and the ops it creates are not visited.
 WalkResult walkTensorOps(Operation *root, WalkOrder order,
                          function_ref<WalkResult(Operation *)> callback);
 
