@@ -746,7 +746,8 @@ mlir::tessera::spmd::verifyShardingRuleAttribute(Operation *op,
 OpShardingRuleAttr mlir::tessera::spmd::getShardingRule(Operation *op) {
   // The verifier (verifyShardingRuleAttribute) has checked an attribute that
   // is present against the op.
-  if (auto rule = op->getAttrOfType<OpShardingRuleAttr>(kShardingRuleAttrName))
+  if (auto rule = dyn_cast_or_null<OpShardingRuleAttr>(
+          op->getDiscardableAttr(kShardingRuleAttrName)))
     return rule;
   if (auto iface = dyn_cast<ShardingRuleOpInterface>(op))
     return iface.getShardingRule();
@@ -762,7 +763,10 @@ ShardingRuleCache::~ShardingRuleCache() {
 }
 
 OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
-  if (op->getPropertiesStorageSize() == 0 || op->hasAttr(kShardingRuleAttrName))
+  // (The rule is a discardable attribute: the op's inherent ones, whose
+  // lookup loads the op's location, are not searched.)
+  if (op->getPropertiesStorageSize() == 0 ||
+      op->getDiscardableAttr(kShardingRuleAttrName))
     return getShardingRule(op);
   OperationName name = op->getName();
   llvm::hash_code hash =

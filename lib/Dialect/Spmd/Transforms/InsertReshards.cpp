@@ -398,7 +398,8 @@ TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,
 
 class ReshardInserter {
 public:
-  explicit ReshardInserter(ModuleOp module) : module(module) {}
+  explicit ReshardInserter(ModuleOp module)
+      : module(module), ctx(module.getContext()) {}
 
   LogicalResult run();
 
@@ -487,6 +488,8 @@ private:
   DenseMap<std::tuple<Attribute, Attribute, Operation *>, bool> layouts;
 
   ModuleOp module;
+  /// The context (an op's getContext() loads its location, rarely in cache).
+  MLIRContext *ctx;
   MeshResolver meshes;
   ShardingRuleCache rules;
   /// The discardable attributes of an op before and after its sharding is
@@ -560,14 +563,14 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
   TensorShardingAttr current = getSharding(operand.get());
   if (sameLayout(current, target, owner))
     return;
-  OpBuilder builder(owner);
+  OpBuilder builder(ctx);
+  builder.setInsertionPoint(owner);
   // A created tensor is created again in the wanted layout (unreduced axes
   // are still introduced by a reshard below).
   Operation *def = operand.get().getDefiningOp();
   TensorShardingAttr layout = target.withUnreduced({}, ReductionKind::Sum);
   if (isCreation(def) && def->getBlock() == owner->getBlock() &&
       !sameLayout(getSharding(operand.get()), layout, owner)) {
-    MLIRContext *ctx = owner->getContext();
     auto perValue = TensorShardingPerValueAttr::get(ctx, {layout});
     IRMapping mapping;
     if (auto fill = dyn_cast<linalg::FillOp>(def)) {
@@ -591,9 +594,8 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
   if (def && def->getNumResults() == 1 && value.hasOneUse() &&
       def->getBlock() == owner->getBlock() && isZeroSplat(value) &&
       sameLayout(getSharding(value), layout, owner)) {
-    def->setAttr(
-        SpmdDialect::kShardingAttrName,
-        TensorShardingPerValueAttr::get(owner->getContext(), {target}));
+    def->setAttr(SpmdDialect::kShardingAttrName,
+                 TensorShardingPerValueAttr::get(ctx, {target}));
     def->removeAttr(SpmdDialect::kOutShardingAttrName);
     return;
   }
@@ -606,7 +608,6 @@ void ReshardInserter::setResultSharding(OpResult result,
                                         TensorShardingAttr actual,
                                         TensorShardingAttr expected) {
   Operation *op = result.getOwner();
-  MLIRContext *ctx = op->getContext();
   auto getPerValue = [&]() {
     SmallVector<TensorShardingAttr> shardings;
     for (OpResult r : op->getResults()) {
@@ -679,12 +680,11 @@ void ReshardInserter::setPartialResultSharding(OpResult result,
   // all-reduce finishes the others.
   Operation *op = result.getOwner();
   setResultSharding(result, kept, kept);
-  OpBuilder builder(op->getContext());
+  OpBuilder builder(ctx);
   builder.setInsertionPointAfter(op);
-  auto allReduce =
-      AllReduceOp::create(builder, op->getLoc(), result,
-                          AxisRefListAttr::get(op->getContext(), reduce), kept,
-                          /*in_sharding=*/TensorShardingAttr(), kind);
+  auto allReduce = AllReduceOp::create(
+      builder, op->getLoc(), result, AxisRefListAttr::get(ctx, reduce), kept,
+      /*in_sharding=*/TensorShardingAttr(), kind);
   result.replaceAllUsesExcept(allReduce, allReduce);
   if (!expected)
     expected = kept.withUnreduced({}, ReductionKind::Sum);
@@ -700,7 +700,6 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
                         Attribute meshRef, MeshAttr mesh,
                         ArrayRef<TensorShardingAttr> operandShardings,
                         ArrayRef<TensorShardingAttr> resultShardings) {
-  MLIRContext *ctx = op->getContext();
   // The reduction kinds matter only to rules with reduction factors, and
   // whether the op is padding-safe only when a factor that could be padded
   // is not a multiple of the mesh size (every product of axes divides it).
@@ -851,7 +850,6 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
 }
 
 LogicalResult ReshardInserter::processOpWithoutRule(Operation *op) {
-  MLIRContext *ctx = op->getContext();
   auto common = getCommonMesh(op);
   if (failed(common))
     return failure();
@@ -876,7 +874,6 @@ LogicalResult ReshardInserter::processOpWithoutRule(Operation *op) {
 }
 
 LogicalResult ReshardInserter::processControlFlow(Operation *op) {
-  MLIRContext *ctx = op->getContext();
   // Each carried value must have the sharding of the loop's (or
   // conditional's) result, where propagation stored it.
   auto targetOf = [&](OpResult result) -> TensorShardingAttr {
@@ -1050,7 +1047,6 @@ LogicalResult ReshardInserter::processBlock(Block &block) {
 }
 
 LogicalResult ReshardInserter::processOp(Operation *op) {
-  MLIRContext *ctx = module.getContext();
   // Ops that only move or describe data.
   if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
     OpBuilder builder(op);
