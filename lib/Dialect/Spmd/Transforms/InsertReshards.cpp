@@ -499,6 +499,9 @@ private:
   DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr>
       rewrittenSingleAttrs;
   SignatureCache<Decision> decisions;
+  /// Whether a factor of a rule that may be padded is not a multiple of
+  /// the mesh's size, per rule and mesh.
+  DenseMap<std::pair<Attribute, Attribute>, bool> mayPad;
 };
 
 FailureOr<std::pair<Attribute, MeshAttr>>
@@ -703,27 +706,36 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   // The reduction kinds matter only to rules with reduction factors, and
   // whether the op is padding-safe only when a factor that could be padded
   // is not a multiple of the mesh size (every product of axes divides it).
+  // Both are read from the op's body. The body of an op without regions or
+  // of a named linalg op is fixed by its name and element types, which the
+  // key holds: its reduction kinds are found only for a new key.
+  auto [mayPadIt, newPair] = mayPad.try_emplace(std::make_pair(rule, mesh));
+  if (newPair)
+    for (int64_t f : getPaddableFactors(rule).set_bits())
+      mayPadIt->second |= rule.getFactorSize(f) % mesh.getTotalSize() != 0;
+  bool paddingSafe = mayPadIt->second && isPaddingSafe(op);
   SmallVector<std::optional<ReductionKind>> kinds(op->getNumResults());
-  bool hasReduction = false;
-  for (int64_t f = 0; f < rule.getNumFactors(); ++f)
-    hasReduction |= rule.isReduction(f);
-  if (hasReduction)
-    for (unsigned r = 0; r < op->getNumResults(); ++r)
-      kinds[r] = getReductionKind(op, r);
-  llvm::BitVector paddable = getPaddableFactors(rule);
-  bool mayPad = false;
-  for (int64_t f : paddable.set_bits())
-    mayPad |= rule.getFactorSize(f) % mesh.getTotalSize() != 0;
-  bool paddingSafe = mayPad && isPaddingSafe(op);
-  if (!paddingSafe)
-    paddable.reset();
+  auto findKinds = [&] {
+    bool hasReduction = false;
+    for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+      hasReduction |= rule.isReduction(f);
+    if (hasReduction)
+      for (unsigned r = 0; r < op->getNumResults(); ++r)
+        kinds[r] = getReductionKind(op, r);
+  };
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  bool namedBody = op->getNumRegions() == 0 ||
+                   (linalgOp && linalgOp.getRegionBuilder() != nullptr);
 
   SmallVector<const void *, 24> key = {
       rule.getAsOpaquePointer(), op->getName().getAsOpaquePointer(),
       mesh.getAsOpaquePointer(), meshRef.getAsOpaquePointer(),
       signatureInt(paddingSafe)};
-  for (std::optional<ReductionKind> kind : kinds)
-    key.push_back(signatureInt(kind ? uintptr_t(*kind) + 1 : 0));
+  if (!namedBody) {
+    findKinds();
+    for (std::optional<ReductionKind> kind : kinds)
+      key.push_back(signatureInt(kind ? uintptr_t(*kind) + 1 : 0));
+  }
   // The symbol table the meshes are resolved in (operands on another mesh
   // than the common one are compared with their targets there).
   key.push_back(symbolTableOf(op));
@@ -739,6 +751,11 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   }
   if (Decision *found = decisions.lookup(key))
     return *found;
+  if (namedBody)
+    findKinds();
+  llvm::BitVector paddable = getPaddableFactors(rule);
+  if (!paddingSafe)
+    paddable.reset();
 
   SmallVector<int64_t> sizes;
   for (Value operand : op->getOperands())
