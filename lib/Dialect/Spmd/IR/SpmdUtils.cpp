@@ -61,8 +61,11 @@ TensorShardingAttr mlir::tessera::spmd::getSharding(Value value) {
   auto result = cast<OpResult>(value);
   Operation *op = result.getOwner();
   unsigned index = result.getResultNumber();
-  if (auto carrier = dyn_cast<ResultShardingOpInterface>(op))
-    return carrier.getResultSharding(index);
+  // (Only spmd ops carry their results' shardings: the interface of other
+  // ops is not looked up.)
+  if (isa_and_nonnull<SpmdDialect>(op->getDialect()))
+    if (auto carrier = dyn_cast<ResultShardingOpInterface>(op))
+      return carrier.getResultSharding(index);
   // (Both are discardable attributes: no op defines them as inherent ones,
   // so the op's properties are not searched.)
   if (TensorShardingAttr sharding = getEntry(
@@ -100,10 +103,13 @@ MeshAttr MeshResolver::get(TensorShardingAttr sharding, Operation *from) {
       from->hasTrait<OpTrait::SymbolTable>() || !from->getParentOp()
           ? from
           : from->getParentOp();
-  auto [it, inserted] =
-      meshes.try_emplace(std::make_pair(scope, sharding.getMeshOrRef()));
+  auto key = std::make_pair(scope, sharding.getMeshOrRef());
+  if (last.second && last.first == key)
+    return last.second;
+  auto [it, inserted] = meshes.try_emplace(key);
   if (inserted)
     it->second = sharding.getMesh(from, &symbolTables);
+  last = {key, it->second};
   return it->second;
 }
 

@@ -15,7 +15,8 @@ def Spmd_ResultShardingOpInterface : OpInterface<"ResultShardingOpInterface"> {
     Implemented by ops whose result shardings are part of the op itself
     (e.g. `spmd.sharding_constraint`, `spmd.reshard`, the global-view
     collectives' `out_sharding`) rather than a discardable `spmd.sharding`
-    attribute. `getSharding(Value)` asks this interface first.
+    attribute. `getSharding(Value)` asks this interface first. Only ops of
+    the spmd dialect implement it (`getSharding` asks no other op).
   }];
   let methods = [
     InterfaceMethod<

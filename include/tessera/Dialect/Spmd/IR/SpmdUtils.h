@@ -41,11 +41,16 @@ public:
   /// TensorShardingAttr::getMesh(from, ...), cached.
   MeshAttr get(TensorShardingAttr sharding, Operation *from);
   SymbolTableCollection &getSymbolTables() { return symbolTables; }
-  void clear() { meshes.clear(); }
+  void clear() {
+    meshes.clear();
+    last = {};
+  }
 
 private:
   SymbolTableCollection symbolTables;
   llvm::DenseMap<std::pair<Operation *, Attribute>, MeshAttr> meshes;
+  /// The last entry asked for (consecutive ops mostly ask for the same).
+  std::pair<std::pair<Operation *, Attribute>, MeshAttr> last;
 };
 
 //===----------------------------------------------------------------------===//
