@@ -514,3 +514,37 @@ func.func @mixed_call(
   %0:2 = func.call @mixed_callee(%s, %a) {spmd.sharding = #spmd.sharding_per_value<[<@mesh, []>, <@mesh, [{"x"}, {}]>]>} : (f32, tensor<8x8xf32>) -> (f32, tensor<8x8xf32>)
   return %0#0, %0#1 : f32, tensor<8x8xf32>
 }
+
+// The combiner of a named op's body depends on its element types: a
+// matmul of i1 adds with `or`, which no all-reduce finishes, so its
+// contracting dimension is gathered instead. Each op's choice is reused
+// for the later op of its types.
+// CHECK-LABEL: func @named_kinds
+func.func @named_kinds(
+    %a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %b: tensor<16x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>},
+    %c: tensor<8x16xi1> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>},
+    %d: tensor<16x4xi1> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>},
+    %e: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+    %f: tensor<8x4xi1> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+        tensor<8x4xi1> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+        tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+        tensor<8x4xi1> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  // CHECK: %[[M:.*]] = linalg.matmul {{.*}} -> tensor<8x4xf32>
+  // CHECK-NEXT: %[[MR:.*]] = spmd.all_reduce {"y"} %[[M]]
+  // CHECK-NEXT: %[[C:.*]] = spmd.reshard %arg2 <@mesh, [{"x"}, {}]> : tensor<8x16xi1>
+  // CHECK-NEXT: %[[D:.*]] = spmd.reshard %arg3 <@mesh, [{}, {}]> : tensor<16x4xi1>
+  // CHECK-NEXT: %[[N:.*]] = linalg.matmul {{.*}} ins(%[[C]], %[[D]] : {{.*}}) outs(%arg5 : tensor<8x4xi1>)
+  // CHECK: %[[M2:.*]] = linalg.matmul {{.*}} -> tensor<8x4xf32>
+  // CHECK-NEXT: %[[MR2:.*]] = spmd.all_reduce {"y"} %[[M2]]
+  // CHECK-NEXT: %[[C2:.*]] = spmd.reshard %arg2 <@mesh, [{"x"}, {}]> : tensor<8x16xi1>
+  // CHECK-NEXT: %[[D2:.*]] = spmd.reshard %arg3 <@mesh, [{}, {}]> : tensor<16x4xi1>
+  // CHECK-NEXT: %[[N2:.*]] = linalg.matmul {{.*}} ins(%[[C2]], %[[D2]] : {{.*}}) outs(%arg5 : tensor<8x4xi1>)
+  // CHECK-NEXT: return %[[MR]], %[[N]], %[[MR2]], %[[N2]]
+  %m = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %n = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%c, %d : tensor<8x16xi1>, tensor<16x4xi1>) outs(%f : tensor<8x4xi1>) -> tensor<8x4xi1>
+  %m2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %n2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%c, %d : tensor<8x16xi1>, tensor<16x4xi1>) outs(%f : tensor<8x4xi1>) -> tensor<8x4xi1>
+  return %m, %n, %m2, %n2 : tensor<8x4xf32>, tensor<8x4xi1>, tensor<8x4xf32>, tensor<8x4xi1>
+}
