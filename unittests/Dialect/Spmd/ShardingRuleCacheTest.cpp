@@ -74,6 +74,32 @@ TEST_F(ShardingRuleCacheTest, SharesRulesOfEqualOps) {
   EXPECT_NE(rules[0], rules[2]); // Other types: other factor sizes.
 }
 
+// Ops of one name with more signatures than the cache keeps recent, asked
+// for in turns, in cycles and out of order, each get their own rule.
+TEST_F(ShardingRuleCacheTest, AnswersInAnyOrder) {
+  SmallVector<Operation *> ops = opsOf(R"mlir(
+    func.func @f(%a: tensor<1x2xf32>, %b: tensor<2x3xf32>,
+                 %c: tensor<3x4xf32>, %d: tensor<4x5xf32>,
+                 %e: tensor<5x6xf32>, %g: tensor<6x7xf32>) {
+      %0 = arith.addf %a, %a : tensor<1x2xf32>
+      %1 = arith.addf %b, %b : tensor<2x3xf32>
+      %2 = arith.addf %c, %c : tensor<3x4xf32>
+      %3 = arith.addf %d, %d : tensor<4x5xf32>
+      %4 = arith.addf %e, %e : tensor<5x6xf32>
+      %5 = arith.addf %g, %g : tensor<6x7xf32>
+      return
+    }
+  )mlir");
+  ASSERT_EQ(ops.size(), 6u);
+  ShardingRuleCache cache;
+  for (int i : {0, 1, 0, 1, 2, 3, 4, 5, 0, 5, 1, 4, 2, 2, 3, 0, 1,
+                2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 5, 4, 3, 2, 1, 0}) {
+    OpShardingRuleAttr rule = cache.get(ops[i]);
+    ASSERT_TRUE(rule);
+    EXPECT_EQ(rule, getShardingRule(ops[i])) << "op " << i;
+  }
+}
+
 // A user-written rule is the op's own, never shared with equal ops.
 TEST_F(ShardingRuleCacheTest, UserRulesAreNotShared) {
   SmallVector<Operation *> ops = opsOf(R"mlir(

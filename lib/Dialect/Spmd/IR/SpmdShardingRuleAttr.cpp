@@ -755,11 +755,23 @@ OpShardingRuleAttr mlir::tessera::spmd::getShardingRule(Operation *op) {
 }
 
 ShardingRuleCache::~ShardingRuleCache() {
-  for (auto &bucket : rules)
-    for (Entry &entry : bucket.second) {
-      entry.name.destroyOpProperties(OpaqueProperties(entry.properties));
-      ::operator delete(entry.properties);
-    }
+  for (Entry &entry : entries) {
+    entry.name.destroyOpProperties(OpaqueProperties(entry.properties));
+    ::operator delete(entry.properties);
+  }
+}
+
+bool ShardingRuleCache::matches(const Entry &entry, OperationName name,
+                                Operation *op) {
+  ArrayRef<Type> types = entry.types;
+  return entry.name == name && entry.numOperands == op->getNumOperands() &&
+         types.size() == entry.numOperands + op->getNumResults() &&
+         TypeRange(types.take_front(entry.numOperands)) ==
+             op->getOperandTypes() &&
+         TypeRange(types.drop_front(entry.numOperands)) ==
+             op->getResultTypes() &&
+         name.compareOpProperties(OpaqueProperties(entry.properties),
+                                  op->getPropertiesStorage());
 }
 
 OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
@@ -769,6 +781,20 @@ OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
       op->getDiscardableAttr(kShardingRuleAttrName))
     return getShardingRule(op);
   OperationName name = op->getName();
+  std::array<Entry *, kRecent> &mru = recent[name];
+  // Moves `entry` to the front of `mru` (the last one leaves when it is new).
+  auto use = [&](Entry *entry) {
+    Entry *moving = entry;
+    for (Entry *&slot : mru) {
+      std::swap(slot, moving);
+      if (moving == entry)
+        break;
+    }
+    return entry->rule;
+  };
+  for (Entry *entry : mru)
+    if (entry && matches(*entry, name, op))
+      return use(entry);
   llvm::hash_code hash =
       llvm::hash_combine(name.getAsOpaquePointer(), op->hashProperties(),
                          llvm::hash_combine_range(op->getOperandTypes().begin(),
@@ -776,27 +802,18 @@ OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
                          llvm::hash_combine_range(op->getResultTypes().begin(),
                                                   op->getResultTypes().end()));
   auto &bucket = rules[hash];
-  auto sameTypes = [&](const Entry &entry) {
-    ArrayRef<Type> types = entry.types;
-    return entry.numOperands == op->getNumOperands() &&
-           TypeRange(types.take_front(entry.numOperands)) ==
-               op->getOperandTypes() &&
-           TypeRange(types.drop_front(entry.numOperands)) ==
-               op->getResultTypes();
-  };
-  for (const Entry &entry : bucket)
-    if (entry.name == name && sameTypes(entry) &&
-        name.compareOpProperties(OpaqueProperties(entry.properties),
-                                 op->getPropertiesStorage()))
-      return entry.rule;
+  for (Entry *entry : bucket)
+    if (matches(*entry, name, op))
+      return use(entry);
   void *properties = ::operator new(op->getPropertiesStorageSize());
   name.initOpProperties(OpaqueProperties(properties),
                         OpaqueProperties(nullptr));
   name.copyOpProperties(OpaqueProperties(properties),
                         op->getPropertiesStorage());
-  Entry entry{name, properties, {}, op->getNumOperands(), getShardingRule(op)};
+  Entry &entry = entries.emplace_back(
+      Entry{name, properties, {}, op->getNumOperands(), getShardingRule(op)});
   llvm::append_range(entry.types, op->getOperandTypes());
   llvm::append_range(entry.types, op->getResultTypes());
-  bucket.push_back(std::move(entry));
-  return bucket.back().rule;
+  bucket.push_back(&entry);
+  return use(&entry);
 }

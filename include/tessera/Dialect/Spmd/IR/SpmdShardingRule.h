@@ -19,10 +19,13 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -95,7 +98,16 @@ private:
     unsigned numOperands;
     OpShardingRuleAttr rule;
   };
-  llvm::DenseMap<llvm::hash_code, llvm::SmallVector<Entry, 1>> rules;
+  /// Whether `entry` is the one of `op` (of name `name`).
+  static bool matches(const Entry &entry, OperationName name, Operation *op);
+  /// The entries (stable: the maps below point into it).
+  std::deque<Entry> entries;
+  llvm::DenseMap<llvm::hash_code, llvm::SmallVector<Entry *, 1>> rules;
+  /// The entries last found for each op name, most recent first: the ops
+  /// of a name in a run of layers take turns among a few, and comparing is
+  /// cheaper than hashing.
+  static constexpr size_t kRecent = 4;
+  llvm::DenseMap<OperationName, std::array<Entry *, kRecent>> recent;
 };
 
 } // namespace mlir::tessera::spmd
