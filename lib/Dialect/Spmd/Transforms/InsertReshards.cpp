@@ -423,6 +423,10 @@ private:
   /// Reshards operand `operand` to `target` unless it has that layout.
   void reshardOperand(OpOperand &operand, TensorShardingAttr target);
 
+  /// Sets the sharding of `result` in its op's `spmd.sharding` to `actual`
+  /// (the other results keep theirs) and drops the op's
+  /// `spmd.out_sharding`.
+  void setOwnSharding(OpResult result, TensorShardingAttr actual);
   /// Sets the sharding of `result` to `actual`; if its users expect the
   /// layout `expected` (null: `actual` without unreduced axes), a reshard
   /// after the op gives it.
@@ -597,9 +601,7 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
   if (def && def->getNumResults() == 1 && value.hasOneUse() &&
       def->getBlock() == owner->getBlock() && isZeroSplat(value) &&
       sameLayout(getSharding(value), layout, owner)) {
-    def->setAttr(SpmdDialect::kShardingAttrName,
-                 TensorShardingPerValueAttr::get(ctx, {target}));
-    def->removeAttr(SpmdDialect::kOutShardingAttrName);
+    setOwnSharding(cast<OpResult>(value), target);
     return;
   }
   auto reshard =
@@ -607,9 +609,8 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
   operand.set(reshard);
 }
 
-void ReshardInserter::setResultSharding(OpResult result,
-                                        TensorShardingAttr actual,
-                                        TensorShardingAttr expected) {
+void ReshardInserter::setOwnSharding(OpResult result,
+                                     TensorShardingAttr actual) {
   Operation *op = result.getOwner();
   auto getPerValue = [&]() {
     SmallVector<TensorShardingAttr> shardings;
@@ -626,8 +627,6 @@ void ReshardInserter::setResultSharding(OpResult result,
     }
     return TensorShardingPerValueAttr::get(ctx, shardings);
   };
-  // The op's attributes with the new sharding and without
-  // `spmd.out_sharding` (what the user asked for there is `expected` now).
   // Many ops have the same attributes before and after: the new dictionary
   // is built once per pair. (The raw dictionary: the discardable attributes,
   // and for ops without properties also the inherent ones, which stay.) The
@@ -652,6 +651,14 @@ void ReshardInserter::setResultSharding(OpResult result,
   }
   if (it->second != before)
     op->setDiscardableAttrs(it->second);
+}
+
+void ReshardInserter::setResultSharding(OpResult result,
+                                        TensorShardingAttr actual,
+                                        TensorShardingAttr expected) {
+  Operation *op = result.getOwner();
+  // What the user asked for in `spmd.out_sharding` is `expected` now.
+  setOwnSharding(result, actual);
   // Unless users were promised a sharding, they take the actual one (with
   // its unreduced axes reduced).
   if (!expected)
