@@ -985,6 +985,13 @@ LogicalResult Partitioner::fixShapeOps(Operation *op) {
   return success();
 }
 
+/// The first block of `op`'s first region, if any.
+static Block *firstBlock(Operation *op) {
+  if (op->getNumRegions() == 0 || op->getRegion(0).empty())
+    return nullptr;
+  return &op->getRegion(0).front();
+}
+
 LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
   // Bodies are separate allocations, rarely in cache in a large module: the
   // body of a named op is scanned once per name.
@@ -1222,7 +1229,27 @@ LogicalResult Partitioner::run() {
     size_t numKept = 0;
     for (size_t i = 0, e = ops.size(); i < e; ++i) {
       Operation *op = ops[i];
-      prefetchOp(ops, i + 2);
+      // The ops ahead are loaded while this one is processed (with their
+      // operands), and so are the bodies fixLinalgIndices scans, in
+      // stages: each of a body's
+      // block, first op and second op is known only once the one before it
+      // is loaded. (Processing an op erases no other op.)
+      prefetchOp(ops, i + 6);
+      if (i + 4 < e) {
+        // (An op's operands follow its properties and regions.)
+        const char *at = reinterpret_cast<const char *>(ops[i + 4]);
+        __builtin_prefetch(at + 128);
+        __builtin_prefetch(at + 192);
+        if (Block *body = firstBlock(ops[i + 4]))
+          __builtin_prefetch(body);
+      }
+      if (i + 2 < e)
+        if (Block *body = firstBlock(ops[i + 2]); body && !body->empty())
+          prefetchOp(&body->front());
+      if (i + 1 < e)
+        if (Block *body = firstBlock(ops[i + 1]); body && !body->empty())
+          if (Operation *second = body->front().getNextNode())
+            prefetchOp(second);
       if (isGlobalCollective(op)) {
         if (failed(lowerCollective(op)))
           return failure();
