@@ -17,10 +17,10 @@
 #       --mlir-timing --verify-each=false   (mlir-opt from /usr/lib/llvm-22)
 #
 # both with --verify-each=false (otherwise the IR verifier runs after every
-# pass and is counted in that pass's time: four times on Tessera's side,
+# pass and is counted in that pass's time: three times on Tessera's side,
 # once on upstream's), and prints the partitioning passes' own time
-# (Tessera: spmd-check-vma,
-# spmd-insert-reshards, spmd-reshard-to-collectives and spmd-partition;
+# (Tessera: spmd-insert-reshards, which also checks manual computations as
+# spmd-check-vma does, spmd-reshard-to-collectives and spmd-partition;
 # upstream: shard-partition), the whole run's wall time and peak memory (GNU
 # time), the ratio of the partitioning times, and what Tessera's per-device
 # program communicates: collectives and bytes each device sends per layer

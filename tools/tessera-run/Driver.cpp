@@ -716,8 +716,9 @@ FailureOr<EntryLayouts> lowerToDevice(ModuleOp module, StringRef entryName,
   }
   // The global view (already propagated) becomes the per-device program.
   if (failed(runPasses(module, [&](OpPassManager &pm) {
-        pm.addPass(spmd::createSpmdCheckVmaPass());
-        pm.addPass(spmd::createSpmdInsertReshardsPass());
+        spmd::SpmdInsertReshardsPassOptions reshards;
+        reshards.checkVma = true; // (spmd-check-vma's check, no extra walk)
+        pm.addPass(spmd::createSpmdInsertReshardsPass(reshards));
         pm.addPass(spmd::createSpmdReshardToCollectivesPass());
         pm.addPass(spmd::createSpmdPartitionPass());
       })))

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/Dialect/Spmd/Transforms/CheckVma.h"
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
@@ -228,14 +229,8 @@ struct SpmdCheckVmaPass : public impl::SpmdCheckVmaPassBase<SpmdCheckVmaPass> {
     WalkResult result = walkTensorOps(
         getOperation(), WalkOrder::PostOrder, [](Operation *nested) {
           auto op = dyn_cast<ManualComputationOp>(nested);
-          if (!op)
-            return WalkResult::advance();
-          if (auto flag = op->getAttrOfType<BoolAttr>("spmd.check_vma"))
-            if (!flag.getValue())
-              return WalkResult::advance();
-          VmaAnalysis analysis(op);
-          return failed(analysis.check()) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+          return op && failed(checkVma(op)) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
         });
     if (result.wasInterrupted())
       signalPassFailure();
@@ -243,4 +238,12 @@ struct SpmdCheckVmaPass : public impl::SpmdCheckVmaPassBase<SpmdCheckVmaPass> {
 };
 
 } // namespace
+
+LogicalResult checkVma(ManualComputationOp op) {
+  if (auto flag = op->getAttrOfType<BoolAttr>("spmd.check_vma"))
+    if (!flag.getValue())
+      return success();
+  return VmaAnalysis(op).check();
+}
+
 } // namespace mlir::tessera::spmd

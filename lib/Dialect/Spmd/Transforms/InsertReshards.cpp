@@ -17,6 +17,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/CheckVma.h"
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/Transforms/SignatureCache.h"
@@ -31,6 +32,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <numeric>
 
@@ -398,8 +400,8 @@ TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,
 
 class ReshardInserter {
 public:
-  explicit ReshardInserter(ModuleOp module)
-      : module(module), ctx(module.getContext()) {}
+  ReshardInserter(ModuleOp module, bool checkVma)
+      : module(module), ctx(module.getContext()), checkVma(checkVma) {}
 
   LogicalResult run();
 
@@ -494,6 +496,10 @@ private:
   ModuleOp module;
   /// The context (an op's getContext() loads its location, rarely in cache).
   MLIRContext *ctx;
+  /// Whether manual computations are checked (spmd-check-vma) when the
+  /// walk reaches them; those nested in a checked one are checked with it.
+  bool checkVma;
+  DenseSet<Operation *> vmaChecked;
   MeshResolver meshes;
   ShardingRuleCache rules;
   /// The discardable attributes of an op before and after its sharding is
@@ -1057,6 +1063,21 @@ LogicalResult ReshardInserter::processBlock(Block &block) {
       if (Operation *after = next->getNextNode())
         prefetchOp(after);
     }
+    // A manual computation is checked before anything in it changes, with
+    // the ones nested in it (innermost first, as spmd-check-vma goes).
+    if (checkVma && isa<ManualComputationOp>(op) && !vmaChecked.contains(op)) {
+      auto check = [&](Operation *nested) {
+        auto manual = dyn_cast<ManualComputationOp>(nested);
+        if (!manual)
+          return WalkResult::advance();
+        vmaChecked.insert(manual);
+        return failed(spmd::checkVma(manual)) ? WalkResult::interrupt()
+                                              : WalkResult::advance();
+      };
+      if (walkTensorOps(op, WalkOrder::PostOrder, check).wasInterrupted() ||
+          check(op).wasInterrupted())
+        return failure();
+    }
     if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
       for (Region &region : op->getRegions())
         for (Block &nested : region)
@@ -1189,8 +1210,10 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
 
 struct SpmdInsertReshardsPass
     : public impl::SpmdInsertReshardsPassBase<SpmdInsertReshardsPass> {
+  using SpmdInsertReshardsPassBase::SpmdInsertReshardsPassBase;
+
   void runOnOperation() override {
-    ReshardInserter inserter(getOperation());
+    ReshardInserter inserter(getOperation(), checkVma);
     if (failed(inserter.run()))
       signalPassFailure();
   }

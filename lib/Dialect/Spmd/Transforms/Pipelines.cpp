@@ -32,8 +32,11 @@ void registerTesseraPropagatePipeline() {
 void buildTesseraPartitionPipeline(OpPassManager &pm) {
   pm.addPass(createSpmdLiftInlinedMeshesPass());
   buildTesseraPropagatePipeline(pm);
-  pm.addPass(createSpmdCheckVmaPass());
-  pm.addPass(createSpmdInsertReshardsPass());
+  // (spmd-insert-reshards checks each manual computation as spmd-check-vma
+  // would, before changing it, without a walk of its own.)
+  SpmdInsertReshardsPassOptions reshards;
+  reshards.checkVma = true;
+  pm.addPass(createSpmdInsertReshardsPass(reshards));
   pm.addPass(createSpmdReshardToCollectivesPass());
   pm.addPass(createSpmdPartitionPass());
 }
@@ -42,8 +45,9 @@ void registerTesseraPartitionPipeline() {
   PassPipelineRegistration<>(
       "tessera-partition",
       "The per-device program of a global-view module: meshes lifted "
-      "(spmd-lift-inlined-meshes), tessera-propagate, then spmd-check-vma, "
-      "spmd-insert-reshards, spmd-reshard-to-collectives and spmd-partition",
+      "(spmd-lift-inlined-meshes), tessera-propagate, then "
+      "spmd-insert-reshards{check-vma=true} (spmd-check-vma's check), "
+      "spmd-reshard-to-collectives and spmd-partition",
       buildTesseraPartitionPipeline);
 }
 

@@ -461,7 +461,18 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
     and their results are replicated (a reshard restores a declared
     sharding). `tensor.empty`, `arith.constant` and `tensor.splat` keep
     their result sharding (spmd-partition creates their local blocks).
+
+    With `check-vma=true` (as `tessera-partition` and `tessera-run` run
+    it), each `spmd.manual_computation` is first checked as
+    `spmd-check-vma` checks it, when the walk reaches it and before
+    anything in it changes (nested ones first): the check needs no walk of
+    its own.
   }];
+  let options = [
+    Option<"checkVma", "check-vma", "bool", /*default=*/"false",
+           "Check each manual computation as spmd-check-vma does before "
+           "resharding it">
+  ];
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
