@@ -723,9 +723,11 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   // of a named linalg op is fixed by its name and element types, which the
   // key holds: its reduction kinds are found only for a new key.
   auto [mayPadIt, newPair] = mayPad.try_emplace(std::make_pair(rule, mesh));
-  if (newPair)
-    for (int64_t f : getPaddableFactors(rule).set_bits())
+  if (newPair) {
+    llvm::BitVector paddable = getPaddableFactors(rule);
+    for (int64_t f : paddable.set_bits())
       mayPadIt->second |= rule.getFactorSize(f) % mesh.getTotalSize() != 0;
+  }
   bool paddingSafe = mayPadIt->second && isPaddingSafe(op);
   SmallVector<std::optional<ReductionKind>> kinds(op->getNumResults());
   auto findKinds = [&] {
