@@ -54,6 +54,22 @@ func.func @negative_axis_index() -> index {
 
 spmd.mesh @mesh = <["x"=2, "y"=4, "z"=1]>
 
+// Tests that the sub-axes a dropped size-1 axis separated are merged when
+// they form one (minor to major: "y":(2)2 then "y":(1)2 is "y").
+// CHECK-LABEL: func.func @drop_and_merge
+func.func @drop_and_merge() -> (index, index) {
+  // CHECK: %[[I:.*]] = comm.axis_index over @mesh {"y"} : index
+  // CHECK: %[[J:.*]] = comm.axis_index over @mesh {"y":(1)2, "y":(2)2} : index
+  // CHECK: return %[[I]], %[[J]]
+  %0 = comm.axis_index over @mesh {"y":(2)2, "z", "y":(1)2} : index
+  %1 = comm.axis_index over @mesh {"y":(1)2, "z", "y":(2)2} : index
+  return %0, %1 : index, index
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4, "z"=1]>
+
 // Tests that collectives over a group of one device fold to their operand.
 // CHECK-LABEL: func.func @single_device_group
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)

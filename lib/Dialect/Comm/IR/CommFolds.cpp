@@ -124,12 +124,23 @@ template <typename OpTy> struct DropSizeOneAxes : OpRewritePattern<OpTy> {
     spmd::MeshAttr mesh = op.resolveMesh();
     if (!mesh)
       return rewriter.notifyMatchFailure(op, "unknown mesh");
+    // The sub-axes a dropped axis separated may become neighbours that
+    // form one sub-axis (the list goes from minor to major): they are
+    // merged, as the verifier requires.
     SmallVector<spmd::AxisRefAttr> kept;
-    for (spmd::AxisRefAttr ref : op.getAxisRefs())
-      if (ref.getSubAxisInfo() || !mesh.hasAxis(ref.getName()) ||
-          mesh.getAxisSize(ref.getName()) != 1)
+    bool dropped = false;
+    for (spmd::AxisRefAttr ref : op.getAxisRefs()) {
+      if (!ref.getSubAxisInfo() && mesh.hasAxis(ref.getName()) &&
+          mesh.getAxisSize(ref.getName()) == 1) {
+        dropped = true;
+        continue;
+      }
+      if (!kept.empty() && ref.canMerge(kept.back()))
+        kept.back() = ref.merge(kept.back(), mesh);
+      else
         kept.push_back(ref);
-    if (kept.size() == op.getAxisRefs().size())
+    }
+    if (!dropped)
       return rewriter.notifyMatchFailure(op, "no size-1 axis");
     if (kept.empty())
       return rewriter.notifyMatchFailure(op, "every axis has size 1");
