@@ -1230,10 +1230,9 @@ LogicalResult Partitioner::run() {
     for (size_t i = 0, e = ops.size(); i < e; ++i) {
       Operation *op = ops[i];
       // The ops ahead are loaded while this one is processed (with their
-      // operands), and so are the bodies fixLinalgIndices scans, in
-      // stages: each of a body's
-      // block, first op and second op is known only once the one before it
-      // is loaded. (Processing an op erases no other op.)
+      // operands), and so are the bodies fixLinalgIndices scans, in stages:
+      // each of a body's block, first op and second op is known only once
+      // the one before it is loaded. (Processing an op erases no other op.)
       prefetchOp(ops, i + 6);
       if (i + 4 < e) {
         // (An op's operands follow its properties and regions.)
