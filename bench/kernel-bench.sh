@@ -13,7 +13,10 @@
 #   (a) a memory-bound elementwise add o = x + y on two (8192, 8192) f32
 #       inputs (256 MiB each; output 256 MiB; 768 MiB read + written per
 #       run) with (8, 8192) blocks, for TPU v5e (one TensorCore) and v5p
-#       (the grid split across a megacore's two TensorCores): effective
+#       (the grid split across a megacore's two TensorCores); on v5e once
+#       with the DMA engine on a thread of its own (TESSERA_KERNEL_DMA=
+#       threads) and once with the core performing the copies when it
+#       waits (TESSERA_KERNEL_DMA=inline): effective
 #       bandwidth (bytes read + written / median time) next to a C memcpy
 #       (clang -O2, built here)
 #       moving the same number of bytes (a 384 MiB copy), next to the
@@ -300,7 +303,9 @@ func.func @main(%x: tensor<${add_m}x${add_n}xf32>, %y: tensor<${add_m}x${add_n}x
   return %0 : tensor<${add_m}x${add_n}xf32>
 }
 EOF
-add_ms="$(timed add "$repeat" --kernel-mode=pipelined)"
+add_ms="$(TESSERA_KERNEL_DMA=threads timed add "$repeat" --kernel-mode=pipelined)"
+# The same with the copies performed by the core when it waits for them.
+inline_ms="$(TESSERA_KERNEL_DMA=inline timed add "$repeat" --kernel-mode=pipelined)"
 # The same kernel for TPU v5p, whose two TensorCores form one device
 # (megacore): the parallel grid axis is split across them, two threads.
 sed 's/#kernel.target<"v5e">/#kernel.target<"v5p">/' "$work/add.mlir" >"$work/add-v5p.mlir"
@@ -319,14 +324,16 @@ awk -v m="$add_m" -v n="$add_n" -v bytes="$add_bytes" 'BEGIN {
 }'
 awk -v bm="$add_bm" -v n="$add_n" -v grid=$((add_m / add_bm)) \
   -v bytes="$add_bytes" -v copy="$copy_bytes" -v k="$add_ms" \
-  -v p="$plain_ms" -v c="$copy_ms" -v k2="$add2_ms" -v cm="$model_ms" 'BEGIN {
+  -v p="$plain_ms" -v c="$copy_ms" -v k2="$add2_ms" -v cm="$model_ms" \
+  -v ki="$inline_ms" 'BEGIN {
   printf "    %-52s %10s %12s\n", "", "median ms", "GB/s (r+w)"
   printf "    %-52s %10.3f %12.2f\n", sprintf("kernel.call, (%d, %d) blocks, grid [%d]", bm, n, grid), k, bytes / k / 1e6
+  printf "    %-52s %10.3f %12.2f\n", "  the same, copies performed by the core (inline)", ki, bytes / ki / 1e6
   printf "    %-52s %10.3f %12.2f\n", "  the same on v5p (2 TensorCores: 2 threads)", k2, bytes / k2 / 1e6
   printf "    %-52s %10.3f %12.2f\n", "arith.addf on tensors (tessera-cpu)", p, bytes / p / 1e6
   printf "    %-52s %10.3f %12.2f\n", sprintf("memcpy of %.0f MiB (same bytes read + written)", copy / 1048576), c, 2 * copy / c / 1e6
   printf "    %-52s %10.3f %12.2f\n", "C model of the copies (in, add, out; one thread)", cm, bytes / cm / 1e6
-  printf "    bandwidth ratio kernel / memcpy: %.2f on v5e, %.2f on v5p (arith.addf / memcpy: %.2f, C model / memcpy: %.2f)\n", c / k, c / k2, c / p, c / cm
+  printf "    bandwidth ratio kernel / memcpy: %.2f on v5e (%.2f inline), %.2f on v5p (arith.addf / memcpy: %.2f, C model / memcpy: %.2f)\n", c / k, c / ki, c / k2, c / p, c / cm
 }'
 
 #===--- (b) matmul -------------------------------------------------------===#

@@ -23,6 +23,13 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 using namespace tessera::rt::detail;
 
 namespace {
@@ -34,6 +41,31 @@ struct CopyCounts {
 thread_local CopyCounts copyCounts;
 
 constexpr int64_t kArenaAlignment = 128;
+
+/// How long engine threads and waiting cores poll before they sleep: about
+/// as long as a block copy takes, since waking a sleeping thread costs
+/// about as much.
+constexpr std::chrono::microseconds kSpinTime(50);
+
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/// Polls `ready` for up to kSpinTime; returns whether it held.
+template <typename Ready> bool spinUntil(Ready ready) {
+  auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  while (true) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready())
+        return true;
+      cpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return ready();
+  }
+}
 
 /// Write-backs to HBM of at least this many bytes use non-temporal stores
 /// (smaller blocks come from kernels whose outputs may well stay in the
@@ -81,8 +113,14 @@ ArenaPool &getArenaPool() {
 }
 
 struct KernelCall;
+struct Core;
 
-/// One DMA: the descriptor's fields.
+/// A queued copy is performed in pieces of about this many bytes (whole
+/// rows of its outermost dimension), so that the engine thread and a core
+/// waiting for the copy can share it.
+constexpr int64_t kDmaPieceBytes = int64_t(32) << 10;
+
+/// One DMA: the descriptor's fields, and its pieces once queued.
 struct Dma {
   int64_t direction = 2;
   char *dst = nullptr;
@@ -91,12 +129,67 @@ struct Dma {
   int32_t *semaphore = nullptr;
   int32_t amount = 0;
   std::vector<int64_t> sizes, dstStrides, srcStrides;
+  /// The core that started it.
+  Core *owner = nullptr;
+  /// Rows of the outermost dimension per piece, the number of pieces, and
+  /// how many were taken and finished (guarded by the call's mutex).
+  int64_t rowsPerPiece = 1, pieces = 1, taken = 0, finished = 0;
+  /// The bytes it reads and writes: [first, last) around the strided block
+  /// (empty when the block is).
+  const char *srcFirst = nullptr, *srcLast = nullptr;
+  char *dstFirst = nullptr, *dstLast = nullptr;
 
   int64_t getBytes() const {
     int64_t n = elementBytes;
     for (int64_t size : sizes)
       n *= size;
     return n;
+  }
+  /// Whether it writes to HBM with non-temporal stores.
+  bool streams() const {
+    return direction == TESSERA_RT_DMA_TO_HBM &&
+           getBytes() >= kKernelStreamingBytes;
+  }
+  /// Sets the ranges it touches and splits it into pieces of whole
+  /// outermost rows.
+  void prepare() {
+    int64_t low = 0, high = elementBytes, srcLow = 0, srcHigh = elementBytes;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] <= 0) {
+        high = srcHigh = 0;
+        break;
+      }
+      int64_t dstSpan = (sizes[d] - 1) * dstStrides[d] * elementBytes;
+      int64_t srcSpan = (sizes[d] - 1) * srcStrides[d] * elementBytes;
+      (dstSpan < 0 ? low : high) += dstSpan;
+      (srcSpan < 0 ? srcLow : srcHigh) += srcSpan;
+    }
+    if (high > low) {
+      dstFirst = dst + low;
+      dstLast = dst + high;
+    }
+    if (srcHigh > srcLow) {
+      srcFirst = src + srcLow;
+      srcLast = src + srcHigh;
+    }
+    int64_t bytes = getBytes();
+    if (sizes.empty() || sizes[0] <= 1 || bytes <= kDmaPieceBytes)
+      return;
+    int64_t rowBytes = std::max<int64_t>(1, bytes / sizes[0]);
+    rowsPerPiece = std::max<int64_t>(1, kDmaPieceBytes / rowBytes);
+    pieces = (sizes[0] + rowsPerPiece - 1) / rowsPerPiece;
+  }
+  /// Whether it must wait for `earlier` to finish: one writes bytes the
+  /// other reads or writes.
+  bool dependsOn(const Dma &earlier) const {
+    auto overlap = [](const char *a, const char *aEnd, const char *b,
+                      const char *bEnd) {
+      auto at = [](const char *p) { return reinterpret_cast<uintptr_t>(p); };
+      return at(a) < at(bEnd) && at(b) < at(aEnd);
+    };
+    return overlap(dstFirst, dstLast, earlier.dstFirst, earlier.dstLast) ||
+           overlap(dstFirst, dstLast, earlier.srcFirst, earlier.srcLast) ||
+           overlap(srcFirst, srcLast, earlier.dstFirst, earlier.dstLast);
   }
 };
 
@@ -126,9 +219,24 @@ void copyBlock(const Dma &dma, size_t dim, char *dst, const char *src,
 /// not go through the core's caches either, and on the host they then skip
 /// reading each destination line before overwriting it.
 void copyDma(const Dma &dma) {
-  bool stream = dma.direction == TESSERA_RT_DMA_TO_HBM &&
-                dma.getBytes() >= kKernelStreamingBytes;
+  bool stream = dma.streams();
   copyBlock(dma, 0, dma.dst, dma.src, stream);
+  if (stream)
+    storeFence();
+}
+
+/// Performs piece `piece` of `dma` (see Dma::prepare).
+void copyPiece(const Dma &dma, int64_t piece) {
+  if (dma.pieces == 1) {
+    copyDma(dma);
+    return;
+  }
+  bool stream = dma.streams();
+  int64_t first = piece * dma.rowsPerPiece;
+  int64_t last = std::min(dma.sizes[0], first + dma.rowsPerPiece);
+  for (int64_t i = first; i < last; ++i)
+    copyBlock(dma, 1, dma.dst + i * dma.dstStrides[0] * dma.elementBytes,
+              dma.src + i * dma.srcStrides[0] * dma.elementBytes, stream);
   if (stream)
     storeFence();
 }
@@ -143,11 +251,15 @@ struct Core {
   int64_t peak[2] = {0, 0};
   /// Heap blocks handed out after an arena overflowed.
   std::vector<void *> overflow;
-  // The DMA engine (pipelined mode): a worker thread and its queue, guarded
-  // by the call's mutex.
+  // The DMA engine (pipelined mode): a worker thread and the copies started
+  // and not finished, in the order they were started, guarded by the call's
+  // mutex.
   std::thread worker;
-  std::deque<Dma> queue;
-  bool stop = false;
+  std::deque<std::unique_ptr<Dma>> queue;
+  /// Counts copies queued and finished (the engine polls it without the
+  /// mutex for work).
+  std::atomic<int64_t> changes{0};
+  std::atomic<bool> stop{false};
   int64_t inFlight = 0;
   std::condition_variable work;
 };
@@ -165,6 +277,8 @@ struct KernelCall {
   std::mutex mutex;
   /// Signalled when a DMA completes.
   std::condition_variable done;
+  /// DMAs completed so far (read by spinning waiters without the mutex).
+  std::atomic<int64_t> completed{0};
   /// Copies in flight per semaphore address.
   std::map<int32_t *, int64_t> pending;
   std::atomic<int64_t> bytesIn{0}, bytesOut{0}, issued{0}, skipped{0};
@@ -191,34 +305,175 @@ void reportError(const std::string &message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
 }
 
-/// Performs `dma` and signals its semaphore (call mutex not held).
-void perform(KernelCall &call, const Dma &dma) {
-  copyDma(dma);
-  std::lock_guard<std::mutex> lock(call.mutex);
+/// Adds `dma`'s amount to its semaphore and wakes waiters (call mutex
+/// held).
+void signal(KernelCall &call, const Dma &dma) {
   if (dma.semaphore) {
     *dma.semaphore += dma.amount;
     auto it = call.pending.find(dma.semaphore);
     if (it != call.pending.end() && --it->second == 0)
       call.pending.erase(it);
   }
+  call.completed.fetch_add(1, std::memory_order_release);
   call.done.notify_all();
 }
 
+/// Performs `dma` and signals its semaphore (call mutex not held).
+void perform(KernelCall &call, const Dma &dma) {
+  copyDma(dma);
+  std::lock_guard<std::mutex> lock(call.mutex);
+  signal(call, dma);
+}
+
+/// Takes the next piece of `core`'s first copy with pieces left (call
+/// mutex held); null when there is none, or when that copy touches bytes
+/// an earlier unfinished copy writes or that it writes bytes an earlier one
+/// reads. So copies take effect as if performed one after the other, in the
+/// order they were started, while independent ones overlap.
+Dma *takePiece(Core &core, int64_t &piece) {
+  for (size_t i = 0; i < core.queue.size(); ++i) {
+    Dma *dma = core.queue[i].get();
+    if (dma->taken == dma->pieces)
+      continue;
+    for (size_t j = 0; j < i; ++j)
+      if (dma->dependsOn(*core.queue[j]))
+        return nullptr;
+    piece = dma->taken++;
+    return dma;
+  }
+  return nullptr;
+}
+
+/// Performs a taken piece (the call's mutex held through `lock`, released
+/// while copying); the last piece of a copy to finish signals it.
+void performPiece(KernelCall &call, std::unique_lock<std::mutex> &lock,
+                  Dma *dma, int64_t piece) {
+  lock.unlock();
+  copyPiece(*dma, piece);
+  lock.lock();
+  if (++dma->finished < dma->pieces)
+    return;
+  signal(call, *dma);
+  Core &core = *dma->owner;
+  --core.inFlight;
+  auto it =
+      std::find_if(core.queue.begin(), core.queue.end(),
+                   [&](const auto &queued) { return queued.get() == dma; });
+  core.queue.erase(it);
+  core.changes.fetch_add(1, std::memory_order_release);
+  core.work.notify_one();
+}
+
+/// The engine thread of `core`: performs the pieces of its queued copies
+/// in order. It polls for a while before it sleeps, since a core that waits
+/// for one block after another queues the next within microseconds.
 void runEngine(KernelCall *call, Core *core) {
   currentDevice = call->device;
   std::unique_lock<std::mutex> lock(call->mutex);
   while (true) {
-    core->work.wait(lock, [&] { return core->stop || !core->queue.empty(); });
-    if (core->queue.empty())
+    int64_t piece;
+    if (Dma *dma = takePiece(*core, piece)) {
+      performPiece(*call, lock, dma, piece);
+      continue;
+    }
+    if (core->stop)
       return;
-    Dma dma = std::move(core->queue.front());
-    core->queue.pop_front();
+    int64_t seen = core->changes.load(std::memory_order_acquire);
     lock.unlock();
-    perform(*call, dma);
+    spinUntil([&] {
+      return core->changes.load(std::memory_order_acquire) != seen ||
+             core->stop.load(std::memory_order_acquire);
+    });
     lock.lock();
-    --core->inFlight;
-    call->done.notify_all();
+    core->work.wait(lock, [&] {
+      return core->stop ||
+             core->changes.load(std::memory_order_acquire) != seen;
+    });
   }
+}
+
+/// Makes `core` wait until `ready` holds (called with the call's mutex held
+/// through `lock`). Meanwhile it performs pieces of its queued copies, in
+/// order: without engine threads they are only performed this way; with
+/// them the core shares the copies it waits for with its engine. Without
+/// engine threads it returns when nothing is queued (a wait that would
+/// hang); with them, when `ready` holds, polling for completed copies
+/// before it sleeps.
+template <typename Ready>
+void waitUntil(KernelCall &call, Core &core, std::unique_lock<std::mutex> &lock,
+               Ready ready) {
+  while (!ready()) {
+    int64_t piece;
+    if (Dma *dma = takePiece(core, piece)) {
+      performPiece(call, lock, dma, piece);
+      continue;
+    }
+    if (!call.threads)
+      return;
+    int64_t seen = call.completed.load(std::memory_order_acquire);
+    lock.unlock();
+    bool moved = spinUntil(
+        [&] { return call.completed.load(std::memory_order_acquire) != seen; });
+    lock.lock();
+    if (!moved)
+      call.done.wait(lock, [&] {
+        return ready() ||
+               call.completed.load(std::memory_order_acquire) != seen;
+      });
+  }
+}
+
+/// The number of processors this process may run on.
+int64_t countProcessors() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return CPU_COUNT(&set);
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// The engine policy: TESSERA_KERNEL_DMA until setKernelDmaEngines.
+struct EnginePolicy {
+  std::atomic<tessera::rt::KernelDmaEngines> engines{
+      tessera::rt::KernelDmaEngines::Auto};
+  /// The error every pipelined call reports while the variable holds
+  /// something else than a policy (and no policy was set).
+  std::atomic<const std::string *> error{nullptr};
+};
+
+EnginePolicy &getEnginePolicy() {
+  using tessera::rt::KernelDmaEngines;
+  static EnginePolicy *policy = [] {
+    auto *result = new EnginePolicy();
+    const char *value = std::getenv("TESSERA_KERNEL_DMA");
+    std::string text = value ? value : "auto";
+    if (text == "threads")
+      result->engines = KernelDmaEngines::Threads;
+    else if (text == "inline")
+      result->engines = KernelDmaEngines::Inline;
+    else if (text != "auto")
+      result->error = new std::string("TESSERA_KERNEL_DMA='" + text +
+                                      "' is not 'auto', 'threads' or "
+                                      "'inline'");
+    return result;
+  }();
+  return *policy;
+}
+
+/// Whether a pipelined call with `numCores` TensorCores per device runs an
+/// engine thread per core (see KernelDmaEngines): with Auto, when the
+/// process has a processor for the engine of every core of every device of
+/// the mesh besides the cores themselves.
+bool useEngineThreads(int64_t numCores) {
+  using tessera::rt::KernelDmaEngines;
+  KernelDmaEngines policy =
+      getEnginePolicy().engines.load(std::memory_order_relaxed);
+  if (policy != KernelDmaEngines::Auto)
+    return policy == KernelDmaEngines::Threads;
+  static const int64_t processors = countProcessors();
+  int64_t devices = currentDevice.mesh ? currentDevice.mesh->numDevices : 1;
+  return 2 * numCores * devices <= processors;
 }
 } // namespace
 
@@ -227,20 +482,19 @@ extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
                                        TesseraRtKernelCoreFn fn) {
   KernelCall call;
   call.name = name ? name : "";
-  // Pipelined calls queue their copies (TESSERA_KERNEL_DMA=threads: and a
-  // thread per core performs them concurrently).
-  static const bool engineThreads = [] {
-    const char *value = std::getenv("TESSERA_KERNEL_DMA");
-    return value && std::string(value) == "threads";
-  }();
+  // Pipelined calls queue their copies, which engine threads may perform
+  // concurrently.
   call.async = info[TESSERA_RT_KERNEL_INFO_MODE] == 1;
-  call.threads = call.async && engineThreads;
+  if (const std::string *error = getEnginePolicy().error.load();
+      error && call.async)
+    reportError(*error);
+  int64_t numCores = std::max<int64_t>(1, info[TESSERA_RT_KERNEL_INFO_CORES]);
+  call.threads = call.async && useEngineThreads(numCores);
   call.capacity[TESSERA_RT_KERNEL_VMEM] =
       info[TESSERA_RT_KERNEL_INFO_VMEM_BYTES];
   call.capacity[TESSERA_RT_KERNEL_SMEM] =
       info[TESSERA_RT_KERNEL_INFO_SMEM_BYTES];
   call.device = currentDevice;
-  int64_t numCores = std::max<int64_t>(1, info[TESSERA_RT_KERNEL_INFO_CORES]);
   for (int64_t c = 0; c < numCores; ++c) {
     auto core = std::make_unique<Core>();
     core->call = &call;
@@ -276,6 +530,7 @@ extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
   record.name = call.name;
   record.target = target ? target : "";
   record.mode = call.async ? "pipelined" : "interpret";
+  record.engineThreads = call.threads;
   record.device = call.device.mesh ? call.device.device : -1;
   record.cores = numCores;
   record.steps = info[TESSERA_RT_KERNEL_INFO_STEPS];
@@ -360,65 +615,50 @@ extern "C" void tessera_rt_kernel_arena_release(int32_t space, int64_t mark) {
 }
 
 extern "C" void tessera_rt_kernel_dma_start(const int64_t *descriptor) {
-  Dma dma;
-  dma.direction = descriptor[TESSERA_RT_DMA_DIRECTION];
-  dma.dst = reinterpret_cast<char *>(descriptor[TESSERA_RT_DMA_DST]);
-  dma.src = reinterpret_cast<const char *>(descriptor[TESSERA_RT_DMA_SRC]);
-  dma.elementBytes = descriptor[TESSERA_RT_DMA_ELEMENT_BYTES];
-  dma.semaphore =
+  auto dma = std::make_unique<Dma>();
+  dma->direction = descriptor[TESSERA_RT_DMA_DIRECTION];
+  dma->dst = reinterpret_cast<char *>(descriptor[TESSERA_RT_DMA_DST]);
+  dma->src = reinterpret_cast<const char *>(descriptor[TESSERA_RT_DMA_SRC]);
+  dma->elementBytes = descriptor[TESSERA_RT_DMA_ELEMENT_BYTES];
+  dma->semaphore =
       reinterpret_cast<int32_t *>(descriptor[TESSERA_RT_DMA_SEMAPHORE]);
-  dma.amount = static_cast<int32_t>(descriptor[TESSERA_RT_DMA_AMOUNT]);
+  dma->amount = static_cast<int32_t>(descriptor[TESSERA_RT_DMA_AMOUNT]);
   int64_t rank = descriptor[TESSERA_RT_DMA_RANK];
   const int64_t *rest = descriptor + TESSERA_RT_DMA_SIZES;
-  dma.sizes.assign(rest, rest + rank);
-  dma.dstStrides.assign(rest + rank, rest + 2 * rank);
-  dma.srcStrides.assign(rest + 2 * rank, rest + 3 * rank);
+  dma->sizes.assign(rest, rest + rank);
+  dma->dstStrides.assign(rest + rank, rest + 2 * rank);
+  dma->srcStrides.assign(rest + 2 * rank, rest + 3 * rank);
   ++copyCounts.issued;
   Core *core = currentCore.core;
   if (!core) {
     // Outside a call (a lowered module run by hand): at once.
-    copyDma(dma);
-    if (dma.semaphore)
-      *dma.semaphore += dma.amount;
+    copyDma(*dma);
+    if (dma->semaphore)
+      *dma->semaphore += dma->amount;
     return;
   }
   KernelCall &call = *core->call;
   ++call.issued;
-  int64_t bytes = dma.getBytes();
-  if (dma.direction == 0)
+  int64_t bytes = dma->getBytes();
+  if (dma->direction == 0)
     call.bytesIn += bytes;
-  else if (dma.direction == 1)
+  else if (dma->direction == 1)
     call.bytesOut += bytes;
   if (!call.async) {
-    perform(call, dma);
+    perform(call, *dma);
     return;
   }
+  dma->owner = core;
+  dma->prepare();
   std::lock_guard<std::mutex> lock(call.mutex);
-  if (dma.semaphore)
-    ++call.pending[dma.semaphore];
+  if (dma->semaphore)
+    ++call.pending[dma->semaphore];
   ++core->inFlight;
   core->queue.push_back(std::move(dma));
+  core->changes.fetch_add(1, std::memory_order_release);
   if (call.threads)
     core->work.notify_one();
 }
-
-namespace {
-/// Without engine threads: performs the calling core's queued copies in
-/// order until `done` holds or none is left. Called with the call's mutex
-/// held (through `lock`).
-template <typename Done>
-void performQueued(KernelCall &call, Core &core,
-                   std::unique_lock<std::mutex> &lock, Done done) {
-  while (!done() && !core.queue.empty()) {
-    Dma dma = std::move(core.queue.front());
-    core.queue.pop_front();
-    lock.unlock();
-    perform(call, dma);
-    lock.lock();
-    --core.inFlight;
-  }
-}
-} // namespace
 
 extern "C" int32_t tessera_rt_kernel_dma_wait(int64_t semaphore,
                                               int32_t amount) {
@@ -432,13 +672,10 @@ extern "C" int32_t tessera_rt_kernel_dma_wait(int64_t semaphore,
   }
   KernelCall &call = *core->call;
   std::unique_lock<std::mutex> lock(call.mutex);
-  auto ready = [&] {
+  // A wait that no copy in flight can satisfy returns at once.
+  waitUntil(call, *core, lock, [&] {
     return *sem >= amount || call.pending.find(sem) == call.pending.end();
-  };
-  if (call.threads)
-    call.done.wait(lock, ready);
-  else
-    performQueued(call, *core, lock, [&] { return *sem >= amount; });
+  });
   if (*sem < amount)
     return *sem;
   *sem -= amount;
@@ -451,10 +688,16 @@ extern "C" void tessera_rt_kernel_dma_drain(void) {
     return;
   KernelCall &call = *core->call;
   std::unique_lock<std::mutex> lock(call.mutex);
-  if (call.threads)
-    call.done.wait(lock, [&] { return core->inFlight == 0; });
-  else
-    performQueued(call, *core, lock, [] { return false; });
+  waitUntil(call, *core, lock, [&] { return core->inFlight == 0; });
+}
+
+void tessera::rt::setKernelDmaEngines(KernelDmaEngines engines) {
+  getEnginePolicy().engines.store(engines);
+  getEnginePolicy().error.store(nullptr);
+}
+
+tessera::rt::KernelDmaEngines tessera::rt::getKernelDmaEngines() {
+  return getEnginePolicy().engines.load();
 }
 
 std::vector<tessera::rt::KernelCallRecord> tessera::rt::getKernelCallRecords() {

@@ -286,9 +286,12 @@ void printKernelStats(
     if (call.device >= 0)
       std::printf(" on device %" PRId64, call.device);
     std::printf(": %s, TPU %s, %" PRId64 " TensorCore%s, %" PRId64
-                " grid steps\n",
+                " grid steps%s\n",
                 call.mode.c_str(), call.target.c_str(), call.cores,
-                call.cores == 1 ? "" : "s", call.steps);
+                call.cores == 1 ? "" : "s", call.steps,
+                call.mode != "pipelined" ? ""
+                : call.engineThreads     ? ", DMA engines on their own threads"
+                                         : ", DMAs performed by the cores");
     std::printf("stats:   HBM->VMEM %s, VMEM->HBM %s, DMAs %" PRId64
                 " issued, %" PRId64 " skipped\n",
                 formatBytes(call.bytesIn).c_str(),

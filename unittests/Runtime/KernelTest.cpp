@@ -323,3 +323,107 @@ TEST(KernelTest, ArenaOutsideACallFailsWithoutCrashing) {
   });
   EXPECT_EQ(error, "tessera_rt_kernel_arena called outside a kernel call");
 }
+
+namespace {
+/// Restores the DMA engine policy a test changed.
+struct EnginePolicyScope {
+  explicit EnginePolicyScope(KernelDmaEngines engines)
+      : saved(getKernelDmaEngines()) {
+    setKernelDmaEngines(engines);
+  }
+  ~EnginePolicyScope() { setKernelDmaEngines(saved); }
+  KernelDmaEngines saved;
+};
+} // namespace
+
+// Copies of several pieces, performed by the engine thread and by the core
+// that waits, take effect in the order they were started: a copy out of a
+// buffer reads what the copy before it wrote there, and a copy into the
+// buffer after it waits for it to be read; an independent copy overlaps.
+// The copies out of the buffer read its rows from the last to the first,
+// so their first pieces need the pieces the copies before them perform
+// last. Run with and without engine threads, several times each (a wrong
+// order would show as a race).
+TEST(KernelTest, PiecesOfDependentCopiesKeepTheirOrder) {
+  for (KernelDmaEngines engines :
+       {KernelDmaEngines::Threads, KernelDmaEngines::Inline}) {
+    EnginePolicyScope scope(engines);
+    std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+    // 64 rows of 1024 floats: 256 KiB, several pieces per copy.
+    constexpr int64_t rows = 64, cols = 1024, n = rows * cols;
+    struct State {
+      std::vector<float> first = std::vector<float>(n);
+      std::vector<float> second = std::vector<float>(n);
+      std::vector<float> other = std::vector<float>(n);
+      std::vector<float> buffer = std::vector<float>(n, -1.0f);
+      std::vector<float> otherBuffer = std::vector<float>(n, -1.0f);
+      std::vector<float> out = std::vector<float>(n, 0.0f);
+      std::vector<float> out2 = std::vector<float>(n, 0.0f);
+      int32_t semaphores[5] = {0, 0, 0, 0, 0};
+    } state;
+    for (int64_t i = 0; i < n; ++i) {
+      state.first[i] = static_cast<float>(i);
+      state.second[i] = static_cast<float>(-i);
+      state.other[i] = static_cast<float>(2 * i);
+    }
+    // Row r of `out` is row rows - 1 - r of `from`.
+    auto reversed = [&](const std::vector<float> &from) {
+      std::vector<float> result(n);
+      for (int64_t r = 0; r < rows; ++r)
+        std::copy_n(from.begin() + (rows - 1 - r) * cols, cols,
+                    result.begin() + r * cols);
+      return result;
+    };
+    for (int repeat = 0; repeat < 16; ++repeat) {
+      clearKernelCallRecords();
+      std::fill(state.out.begin(), state.out.end(), 0.0f);
+      std::fill(state.out2.begin(), state.out2.end(), 0.0f);
+      runOk(*mesh, [&](int64_t) {
+        std::vector<int64_t> info = makeInfo(1, 1, 4096, 256);
+        tessera_rt_kernel_call(
+            "order", "v5e", info.data(), reinterpret_cast<int64_t>(&state),
+            [](int64_t args, int32_t) {
+              auto &s = *reinterpret_cast<State *>(args);
+              auto start = [&](int64_t direction, float *dst, const float *src,
+                               bool backwards, int32_t *semaphore) {
+                std::vector<int64_t> d =
+                    backwards
+                        ? describe(direction, dst, src + (rows - 1) * cols,
+                                   rows, cols, cols, -cols, semaphore, 1)
+                        : describe(direction, dst, src, rows, cols, cols, cols,
+                                   semaphore, 1);
+                tessera_rt_kernel_dma_start(d.data());
+              };
+              // first -> buffer -> out, second -> buffer -> out2, then
+              // other -> otherBuffer, which depends on none of them.
+              start(TESSERA_RT_DMA_TO_LOCAL, s.buffer.data(), s.first.data(),
+                    false, &s.semaphores[0]);
+              start(TESSERA_RT_DMA_TO_HBM, s.out.data(), s.buffer.data(), true,
+                    &s.semaphores[1]);
+              start(TESSERA_RT_DMA_TO_LOCAL, s.buffer.data(), s.second.data(),
+                    false, &s.semaphores[2]);
+              start(TESSERA_RT_DMA_TO_HBM, s.out2.data(), s.buffer.data(), true,
+                    &s.semaphores[3]);
+              start(TESSERA_RT_DMA_TO_LOCAL, s.otherBuffer.data(),
+                    s.other.data(), false, &s.semaphores[4]);
+              // Only one is waited for; the rest complete at the drain.
+              EXPECT_EQ(tessera_rt_kernel_dma_wait(
+                            reinterpret_cast<int64_t>(&s.semaphores[3]), 1),
+                        -1);
+            });
+      });
+      ASSERT_EQ(state.out, reversed(state.first)) << "repeat " << repeat;
+      ASSERT_EQ(state.out2, reversed(state.second)) << "repeat " << repeat;
+      ASSERT_EQ(state.buffer, state.second) << "repeat " << repeat;
+      ASSERT_EQ(state.otherBuffer, state.other) << "repeat " << repeat;
+      for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(state.semaphores[i], i == 3 ? 0 : 1) << "semaphore " << i;
+        state.semaphores[i] = 0;
+      }
+      std::vector<KernelCallRecord> records = getKernelCallRecords();
+      ASSERT_EQ(records.size(), 1u);
+      EXPECT_EQ(records[0].engineThreads, engines == KernelDmaEngines::Threads);
+      EXPECT_EQ(records[0].dmasIssued, 5);
+    }
+  }
+}

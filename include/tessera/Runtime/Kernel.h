@@ -58,11 +58,13 @@ enum {
 /// threads of the same emulated device), each with its own VMEM and SMEM
 /// arena of the sizes in `info` and (pipelined mode) its own DMA engine:
 /// the copies the core starts with tessera_rt_kernel_dma_start are queued
-/// and complete later, in order, when the core waits for one of them or at
-/// the end of the call (with the environment variable
-/// TESSERA_KERNEL_DMA=threads, a thread per core performs them while the
-/// core runs). Returns after every core finished and every DMA completed,
-/// and records the call's counters (tessera::rt::getKernelCallRecords).
+/// and complete later, either performed by an engine thread per core while
+/// the core runs (the core helps with the copy it waits for), or by the core
+/// itself when it waits for one of them or at the end of the call
+/// (tessera::rt::KernelDmaEngines). Copies take effect as if performed one
+/// after the other in the order they were started. Returns after every
+/// core finished and every DMA completed, and records the call's counters
+/// (tessera::rt::getKernelCallRecords).
 TESSERA_RT_EXPORT void tessera_rt_kernel_call(const char *name,
                                               const char *target,
                                               const int64_t *info, int64_t args,
@@ -154,6 +156,8 @@ struct KernelCallRecord {
   std::string target;
   /// "interpret" or "pipelined".
   std::string mode;
+  /// Whether engine threads performed the copies (pipelined mode).
+  bool engineThreads = false;
   /// The device that ran it (-1 outside a mesh).
   int64_t device = -1;
   int64_t cores = 1;
@@ -175,6 +179,27 @@ struct KernelCallRecord {
   /// Wall-clock seconds of the call on the CPU.
   double seconds = 0;
 };
+
+/// Who performs the copies of the DMA engines of pipelined calls.
+enum class KernelDmaEngines {
+  /// Threads when the process has a processor for the engine of every
+  /// TensorCore of every device of the mesh besides the cores themselves,
+  /// else inline (the default; TESSERA_KERNEL_DMA=auto).
+  Auto,
+  /// A thread per TensorCore, which performs the core's copies while the
+  /// core runs (TESSERA_KERNEL_DMA=threads).
+  Threads,
+  /// The core, when it waits for a copy (the queued copies in order up to
+  /// that one) or at the end of the call; a body that reads a window before
+  /// waiting for its copy sees the same stale data on every run
+  /// (TESSERA_KERNEL_DMA=inline).
+  Inline,
+};
+
+/// Sets the policy for the calls that start after it; the environment
+/// variable TESSERA_KERNEL_DMA sets the initial one.
+void setKernelDmaEngines(KernelDmaEngines engines);
+KernelDmaEngines getKernelDmaEngines();
 
 /// The calls recorded since the last clearKernelCallRecords, in the order
 /// they finished.

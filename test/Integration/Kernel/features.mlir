@@ -13,8 +13,17 @@
 //     (input_output_aliases) of which only half the blocks are written.
 // RUN: tessera-run %s --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --random-inputs --kernel-mode=interpret | FileCheck %s --check-prefix=ZERO
+// The DMA engines on threads of their own (the default where the host has
+// a spare processor per core) and performed by the cores when they wait:
 // RUN: env TESSERA_KERNEL_DMA=threads tessera-run %s --random-inputs --check | FileCheck %s
+// RUN: env TESSERA_KERNEL_DMA=inline tessera-run %s --random-inputs --check | FileCheck %s
 // RUN: tessera-run %s --random-inputs --stats | FileCheck %s --check-prefix=STATS
+// RUN: env TESSERA_KERNEL_DMA=threads tessera-run %s --random-inputs --stats | FileCheck %s --check-prefix=THREADS
+// RUN: env TESSERA_KERNEL_DMA=inline tessera-run %s --random-inputs --stats | FileCheck %s --check-prefix=INLINE
+// RUN: env TESSERA_KERNEL_DMA=thread not tessera-run %s --random-inputs 2>&1 | FileCheck %s --check-prefix=BAD-POLICY
+// THREADS: stats: kernel @dma_body on device 0: pipelined, TPU v5e, 1 TensorCore, 2 grid steps, DMA engines on their own threads
+// INLINE: stats: kernel @dma_body on device 0: pipelined, TPU v5e, 1 TensorCore, 2 grid steps, DMAs performed by the cores
+// BAD-POLICY: error: the program failed on the emulated mesh: TESSERA_KERNEL_DMA='thread' is not 'auto', 'threads' or 'inline'
 
 // The run_scoped buffer (4 KiB) lives in the VMEM arena next to the two
 // double-buffered 4 KiB windows and is released at the end of each step:

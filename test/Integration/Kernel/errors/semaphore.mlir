@@ -10,6 +10,7 @@
 // RUN: not tessera-run %t/dma-hang.mlir --random-inputs --kernel-mode=interpret 2>&1 | FileCheck %s --check-prefix=DMA-HANG
 // RUN: not tessera-run %t/dma-hang.mlir --random-inputs --kernel-mode=pipelined 2>&1 | FileCheck %s --check-prefix=DMA-HANG
 // RUN: env TESSERA_KERNEL_DMA=threads not tessera-run %t/dma-hang.mlir --random-inputs --kernel-mode=pipelined 2>&1 | FileCheck %s --check-prefix=DMA-HANG
+// RUN: env TESSERA_KERNEL_DMA=inline not tessera-run %t/dma-hang.mlir --random-inputs --kernel-mode=pipelined 2>&1 | FileCheck %s --check-prefix=DMA-HANG
 
 // EXIT: kernel @body: Semaphore scratch buffer 1[1] has non-zero count at kernel exit: 3
 // HANG: kernel @body: kernel.semaphore_wait on scratch buffer 1 in iteration (1,) would hang: its count 0 is less than 2
