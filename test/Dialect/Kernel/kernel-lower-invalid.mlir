@@ -96,3 +96,29 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     llvm.return
   }
 }
+
+// -----
+
+// Tests a kernel.call inside a kernel body (which kernel-verify also
+// reports): the body is not lowered, the inner call neither.
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @inner(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    return
+  }
+  func.func @outer(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    %t = arith.constant dense<1.0> : tensor<8x128xf32>
+    // expected-error @+1 {{'kernel.call' op cannot be lowered in a kernel body}}
+    %r = kernel.call @inner(%t) grid = [1]
+        in_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        out_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        : (tensor<8x128xf32>) -> tensor<8x128xf32>
+    return
+  }
+  func.func @nested_call(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %r = kernel.call @outer(%x) grid = [1]
+        in_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        out_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        : (tensor<8x128xf32>) -> tensor<8x128xf32>
+    return %r : tensor<8x128xf32>
+  }
+}

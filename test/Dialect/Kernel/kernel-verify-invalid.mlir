@@ -571,3 +571,32 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return %0 : tensor<8x128xf32>
   }
 }
+
+// -----
+
+// Tests a kernel.call inside a kernel body (Pallas lowers no pallas_call
+// inside a kernel); the inner call is checked as a call as well.
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @inner(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %v = kernel.load %x[%c0, %c0] : memref<8x128xf32, #kernel.space<vmem>>, vector<8x128xf32>
+    kernel.store %v, %o[%c0, %c0] : vector<8x128xf32>, memref<8x128xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @outer(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    %t = arith.constant dense<1.0> : tensor<8x128xf32>
+    // expected-error @+1 {{'kernel.call' op Unimplemented primitive in Pallas TPU lowering for tc: pallas_call (a kernel.call in @outer, the body of another kernel.call)}}
+    %r = kernel.call @inner(%t) grid = [1]
+        in_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        out_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        : (tensor<8x128xf32>) -> tensor<8x128xf32>
+    return
+  }
+  func.func @nested_call(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %r = kernel.call @outer(%x) grid = [1]
+        in_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        out_specs = [#kernel.block<[8, 128], (i) -> (0, 0)>]
+        : (tensor<8x128xf32>) -> tensor<8x128xf32>
+    return %r : tensor<8x128xf32>
+  }
+}

@@ -954,6 +954,14 @@ struct KernelVerifyPass
 
           if (!checkedBodies.insert(body).second)
             return;
+          // Pallas has no lowering of a pallas_call inside a kernel.
+          body.walk([&](CallOp nested) {
+            nested.emitOpError()
+                << "Unimplemented primitive in Pallas TPU lowering for tc: "
+                   "pallas_call (a kernel.call in @"
+                << body.getName() << ", the body of another kernel.call)";
+            ok = false;
+          });
           int64_t numScratch = call.getScratchTypes().size();
           unsigned firstScratch = body.getNumArguments() - numScratch;
           for (int64_t i = 0; i < numScratch; ++i) {

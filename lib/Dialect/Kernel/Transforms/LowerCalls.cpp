@@ -964,8 +964,21 @@ LogicalResult mlir::tessera::kernel::lowerKernelCalls(ModuleOp module,
                                                       KernelLoweringMode mode) {
   SymbolTable symbols(module);
   RuntimeCalls runtime(module);
+  // Calls in bodies and index map functions are left to lowerBody, which
+  // rejects them.
+  llvm::DenseSet<StringAttr> kernelFns;
+  module.walk([&](CallOp call) {
+    kernelFns.insert(call.getCalleeAttr().getAttr());
+    for (unsigned i = 0, e = call.getNumBlocked(); i < e; ++i)
+      if (FlatSymbolRefAttr fn = call.getBlocked(i).first.getIndexFn())
+        kernelFns.insert(fn.getAttr());
+  });
   SmallVector<CallOp> calls;
-  module.walk([&](CallOp call) { calls.push_back(call); });
+  module.walk([&](CallOp call) {
+    auto parent = call->getParentOfType<func::FuncOp>();
+    if (!parent || !kernelFns.contains(parent.getSymNameAttr()))
+      calls.push_back(call);
+  });
   llvm::SetVector<func::FuncOp> originals;
   llvm::SetVector<func::FuncOp> indexFns;
   StringRef suffix =
