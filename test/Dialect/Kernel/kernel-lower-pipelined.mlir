@@ -272,6 +272,61 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // -----
 
+// Tests that a whole-block reduction (Pallas's `o_ref[...] =
+// jnp.sum(jnp.exp(x_ref[...]), axis=0)`) runs tile by tile: each (8, 128)
+// tile of the chain before it is reduced into its part of an accumulator
+// buffer (initialized with the reduction's accumulator), loaded as the
+// result after the loops; a reduction to a scalar accumulates in a 0-d
+// buffer. No whole-block vector is left.
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<256xf32>
+// CHECK-DAG: %[[TOTAL:.*]] = memref.alloca() : memref<f32>
+// CHECK-NOT: vector<32x256xf32>
+// CHECK: vector.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<256xf32>, vector<256xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: math.exp %{{.*}} : vector<8x128xf32>
+// CHECK: %[[PART:.*]] = vector.load %[[ACC]][%[[C]]] : memref<256xf32>, vector<128xf32>
+// CHECK: %[[SUM:.*]] = vector.multi_reduction <add>, %{{.*}}, %[[PART]] [0] : vector<8x128xf32> to vector<128xf32>
+// CHECK: vector.store %[[SUM]], %[[ACC]][%[[C]]] : memref<256xf32>, vector<128xf32>
+// CHECK: vector.load %[[ACC]][%{{.*}}] : memref<256xf32>, vector<256xf32>
+// CHECK: memref.store %{{.*}}, %[[TOTAL]][] : memref<f32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[T:.*]] = memref.load %[[TOTAL]][] : memref<f32>
+// CHECK: %[[M:.*]] = vector.multi_reduction <maxnumf>, %{{.*}}, %[[T]] [0, 1] : vector<8x128xf32> to f32
+// CHECK: memref.store %[[M]], %[[TOTAL]][] : memref<f32>
+// CHECK: memref.load %[[TOTAL]][] : memref<f32>
+// CHECK-NOT: vector<32x256xf32>
+// CHECK-LABEL: func.func private @body_pipelined0_core
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<32x256xf32, #kernel.space<vmem>>, %o: memref<8x256xf32, #kernel.space<vmem>>,
+                  %m: memref<8x128xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %a = kernel.load %x[%c0, %c0] : memref<32x256xf32, #kernel.space<vmem>>, vector<32x256xf32>
+    %e = math.exp %a : vector<32x256xf32>
+    %zero = arith.constant dense<0.0> : vector<256xf32>
+    %s = vector.multi_reduction <add>, %e, %zero [0] : vector<32x256xf32> to vector<256xf32>
+    %b = vector.broadcast %s : vector<256xf32> to vector<8x256xf32>
+    kernel.store %b, %o[%c0, %c0] : vector<8x256xf32>, memref<8x256xf32, #kernel.space<vmem>>
+    %a2 = kernel.load %x[%c0, %c0] : memref<32x256xf32, #kernel.space<vmem>>, vector<32x256xf32>
+    %low = arith.constant -1.0 : f32
+    %max = vector.multi_reduction <maxnumf>, %a2, %low [0, 1] : vector<32x256xf32> to f32
+    %mb = vector.broadcast %max : f32 to vector<8x128xf32>
+    kernel.store %mb, %m[%c0, %c0] : vector<8x128xf32>, memref<8x128xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @column_sums(%x: tensor<64x256xf32>) -> (tensor<16x256xf32>, tensor<16x128xf32>) {
+    %0, %1 = kernel.call @body(%x) grid = [2]
+        in_specs = [#kernel.block<[32, 256], (i) -> (i, 0)>]
+        out_specs = [#kernel.block<[8, 256], (i) -> (i, 0)>, #kernel.block<[8, 128], (i) -> (i, 0)>]
+        : (tensor<64x256xf32>) -> (tensor<16x256xf32>, tensor<16x128xf32>)
+    return %0, %1 : tensor<16x256xf32>, tensor<16x128xf32>
+  }
+}
+
+// -----
+
 // Tests that a chain whose store overwrites the buffer it loads from at
 // other indices stays whole (tile by tile, later tiles would read what
 // earlier ones wrote).

@@ -616,56 +616,156 @@ static Value getBaseBuffer(Value ref) {
   return ref;
 }
 
+/// Collects into `chain` the whole-block vector ops that compute `root`
+/// (of type `type`), to be computed slice by slice where `sink` is: unmasked
+/// kernel.loads, elementwise ops, splat constants and scalar broadcasts of
+/// that type in `sink`'s block, whose values have no users outside the
+/// chain but `sink`, with no op that may write memory between the chain's
+/// first op and `sink`. Returns false if `root` is not computed so.
+static bool collectVectorChain(Value root, VectorType type, Operation *sink,
+                               llvm::SetVector<Operation *> &chain) {
+  Block *block = sink->getBlock();
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != block || value.getType() != type)
+      return false;
+    if (!chain.insert(def))
+      continue;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      if (load.getMask())
+        return false;
+      continue;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      if (!isa<SplatElementsAttr>(constant.getValue()))
+        return false;
+      continue;
+    }
+    if (auto broadcast = dyn_cast<vector::BroadcastOp>(def)) {
+      if (isa<VectorType>(broadcast.getSource().getType()))
+        return false;
+      continue;
+    }
+    if (!OpTrait::hasElementwiseMappableTraits(def) ||
+        def->getNumRegions() != 0 || def->getNumResults() != 1)
+      return false;
+    for (Value operand : def->getOperands())
+      worklist.push_back(operand);
+  }
+  for (Operation *op : chain)
+    for (Operation *user : op->getUsers())
+      if (user != sink && !chain.contains(user))
+        return false;
+  Operation *first = sink;
+  for (Operation *op : chain)
+    if (op->isBeforeInBlock(first))
+      first = op;
+  for (Operation *op = first; op != sink; op = op->getNextNode())
+    if (!chain.contains(op) && !isMemoryEffectFree(op))
+      return false;
+  return true;
+}
+
+/// The ops of `chain` in block order.
+static SmallVector<Operation *>
+getOrdered(const llvm::SetVector<Operation *> &chain) {
+  SmallVector<Operation *> ordered(chain.begin(), chain.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// `indices` (of a kernel.load or kernel.store of a vector) moved by
+/// `offsets`, one per vector dimension (the trailing dimensions of the
+/// buffer; null: not moved).
+static SmallVector<Value> offsetIndices(OpBuilder &b, Location loc,
+                                        ValueRange indices,
+                                        ArrayRef<Value> offsets) {
+  SmallVector<Value> result(indices);
+  int64_t lead = result.size() - offsets.size();
+  for (auto [d, offset] : llvm::enumerate(offsets))
+    if (offset)
+      result[lead + d] =
+          arith::AddIOp::create(b, loc, result[lead + d], offset);
+  return result;
+}
+
+/// Computes the slice of type `sliceType` at `offsets` of each value of
+/// the `ordered` chain (collectVectorChain) with `b`; returns the slice of
+/// `root`.
+static Value emitChainSlice(OpBuilder &b, ArrayRef<Operation *> ordered,
+                            Value root, VectorType sliceType,
+                            ArrayRef<Value> offsets) {
+  IRMapping mapping;
+  for (Operation *op : ordered) {
+    Value result;
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      result = LoadOp::create(
+          b, load.getLoc(), sliceType, load.getRef(),
+          offsetIndices(b, load.getLoc(), load.getIndices(), offsets), Value());
+    } else if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto splat = cast<SplatElementsAttr>(constant.getValue());
+      result = arith::ConstantOp::create(
+          b, constant.getLoc(), sliceType,
+          SplatElementsAttr::get(sliceType, splat.getSplatValue<Attribute>()));
+    } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(op)) {
+      result = vector::BroadcastOp::create(b, broadcast.getLoc(), sliceType,
+                                           broadcast.getSource());
+    } else {
+      Operation *clone = b.clone(*op, mapping);
+      clone->getResult(0).setType(sliceType);
+      result = clone->getResult(0);
+    }
+    mapping.map(op->getResult(0), result);
+  }
+  return mapping.lookup(root);
+}
+
+/// Builds loops over `shape` in steps of `step` where `sink` is; `body`
+/// gets the offsets of each dimension (null where the step is the whole
+/// dimension and there is no loop) and the loop-carried values.
+static scf::LoopNest buildSliceLoops(
+    Operation *sink, ArrayRef<int64_t> shape, ArrayRef<int64_t> step,
+    ValueRange iterArgs,
+    function_ref<SmallVector<Value>(OpBuilder &, ArrayRef<Value>, ValueRange)>
+        body) {
+  OpBuilder b(sink);
+  Location loc = sink->getLoc();
+  SmallVector<Value> lbs, ubs, steps;
+  SmallVector<int64_t> looped;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (step[d] == size)
+      continue;
+    looped.push_back(d);
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, size));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, step[d]));
+  }
+  return scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, iterArgs,
+      [&](OpBuilder &nb, Location, ValueRange ivs, ValueRange args) {
+        SmallVector<Value> offsets(shape.size());
+        for (auto [d, iv] : llvm::zip(looped, ivs))
+          offsets[d] = iv;
+        return body(nb, offsets, args);
+      });
+}
+
 /// Rewrites a chain of whole-block vector ops that ends in `store` (a
 /// kernel.store of a large vector) into loops over tiles, when the chain is
-/// only unmasked kernel.loads, elementwise ops, splat constants and scalar
-/// broadcasts of that shape in `store`'s block, its values have no other
-/// users, no op with side effects lies between its first op and the store,
-/// and its loads and the store do not touch the same buffer at different
-/// indices (tile by tile, each tile is then read before it is written, as
-/// the whole block was).
+/// one collectVectorChain accepts and its loads and the store do not touch
+/// the same buffer at different indices (tile by tile, each tile is then
+/// read before it is written, as the whole block was).
 static void tileVectorChain(StoreOp store) {
   auto type = dyn_cast<VectorType>(store.getValue().getType());
   if (!type || type.isScalable() ||
       type.getNumElements() <= kMaxVectorElements || store.getMask())
     return;
-  Block *block = store->getBlock();
-  // The chain, by a walk over the operands.
   llvm::SetVector<Operation *> chain;
-  SmallVector<Value> worklist{store.getValue()};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getBlock() != block || value.getType() != type)
-      return;
-    if (!chain.insert(def))
-      continue;
-    if (auto load = dyn_cast<LoadOp>(def)) {
-      if (load.getMask())
-        return;
-      continue;
-    }
-    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
-      if (!isa<SplatElementsAttr>(constant.getValue()))
-        return;
-      continue;
-    }
-    if (auto broadcast = dyn_cast<vector::BroadcastOp>(def)) {
-      if (isa<VectorType>(broadcast.getSource().getType()))
-        return;
-      continue;
-    }
-    if (!OpTrait::hasElementwiseMappableTraits(def) ||
-        def->getNumRegions() != 0 || def->getNumResults() != 1)
-      return;
-    for (Value operand : def->getOperands())
-      worklist.push_back(operand);
-  }
-  // Every value of the chain is used only inside it (or by the store).
-  for (Operation *op : chain)
-    for (Operation *user : op->getUsers())
-      if (user != store && !chain.contains(user))
-        return;
+  if (!collectVectorChain(store.getValue(), type, store, chain))
+    return;
   // Loads and the store on the same buffer use the same indices.
   Value target = getBaseBuffer(store.getRef());
   for (Operation *op : chain)
@@ -674,72 +774,105 @@ static void tileVectorChain(StoreOp store) {
           (load.getRef() != store.getRef() ||
            load.getIndices() != store.getIndices()))
         return;
-  // Nothing between the chain's first op and the store writes memory.
-  Operation *first = store;
-  for (Operation *op : chain)
-    if (op->isBeforeInBlock(first))
-      first = op;
-  for (Operation *op = first; op != store.getOperation();
-       op = op->getNextNode())
-    if (!chain.contains(op) && !isMemoryEffectFree(op))
-      return;
 
   // The loops, where the store was, and the chain on tiles inside.
-  OpBuilder b(store);
-  Location loc = store.getLoc();
   SmallVector<int64_t> tile = getVectorTile(type.getShape());
   auto tileType = VectorType::get(tile, type.getElementType());
-  SmallVector<Value> lbs, ubs, steps;
-  for (auto [size, step] : llvm::zip(type.getShape(), tile)) {
-    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, size));
-    steps.push_back(arith::ConstantIndexOp::create(b, loc, step));
-  }
-  SmallVector<Operation *> ordered(chain.begin(), chain.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        auto offset = [&](ValueRange indices) {
-          SmallVector<Value> result(indices);
-          int64_t lead = result.size() - ivs.size();
-          for (auto [d, iv] : llvm::enumerate(ivs))
-            result[lead + d] =
-                arith::AddIOp::create(nb, nl, result[lead + d], iv);
-          return result;
-        };
-        IRMapping mapping;
-        for (Operation *op : ordered) {
-          Value result;
-          if (auto load = dyn_cast<LoadOp>(op)) {
-            result = LoadOp::create(nb, load.getLoc(), tileType, load.getRef(),
-                                    offset(load.getIndices()), Value());
-          } else if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-            auto splat = cast<SplatElementsAttr>(constant.getValue());
-            result = arith::ConstantOp::create(
-                nb, constant.getLoc(), tileType,
-                SplatElementsAttr::get(tileType,
-                                       splat.getSplatValue<Attribute>()));
-          } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(op)) {
-            result = vector::BroadcastOp::create(
-                nb, broadcast.getLoc(), tileType, broadcast.getSource());
-          } else {
-            Operation *clone = nb.clone(*op, mapping);
-            clone->getResult(0).setType(tileType);
-            result = clone->getResult(0);
-          }
-          mapping.map(op->getResult(0), result);
-        }
-        StoreOp::create(nb, loc, mapping.lookup(store.getValue()),
-                        store.getRef(), offset(store.getIndices()), Value());
-      });
+  SmallVector<Operation *> ordered = getOrdered(chain);
+  buildSliceLoops(store, type.getShape(), tile, {},
+                  [&](OpBuilder &b, ArrayRef<Value> offsets, ValueRange) {
+                    Value value = emitChainSlice(b, ordered, store.getValue(),
+                                                 tileType, offsets);
+                    StoreOp::create(b, store.getLoc(), value, store.getRef(),
+                                    offsetIndices(b, store.getLoc(),
+                                                  store.getIndices(), offsets),
+                                    Value());
+                    return SmallVector<Value>();
+                  });
   store.erase();
   for (Operation *op : llvm::reverse(ordered))
     op->erase();
 }
 
-/// Tiles the whole-block vector chains of `body` (tileVectorChain).
+/// Rewrites a vector.multi_reduction of a large whole-block chain
+/// (collectVectorChain; Pallas's `jnp.sum(x_ref[...], axis=0)`) into loops
+/// over the tiles of its source, each reduced into its part of an
+/// accumulator buffer (a stack buffer of the result's shape that starts as
+/// the reduction's accumulator), which is loaded as the result at the end.
+static void tileVectorReduction(vector::MultiDimReductionOp reduction) {
+  VectorType type = reduction.getSourceVectorType();
+  if (type.isScalable() || type.getNumElements() <= kMaxVectorElements)
+    return;
+  llvm::SetVector<Operation *> chain;
+  if (!collectVectorChain(reduction.getSource(), type, reduction, chain))
+    return;
+  Location loc = reduction.getLoc();
+  Type elementType = type.getElementType();
+  SmallVector<int64_t> tile = getVectorTile(type.getShape());
+  SmallVector<int64_t> kept, keptTile;
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    if (!reduction.isReducedDim(d)) {
+      kept.push_back(size);
+      keptTile.push_back(tile[d]);
+    }
+  // The accumulator buffer, at the function's entry (a static alloca).
+  auto fn = reduction->getParentOfType<func::FuncOp>();
+  OpBuilder entry(&fn.front(), fn.front().begin());
+  Value acc =
+      memref::AllocaOp::create(entry, loc, MemRefType::get(kept, elementType));
+  OpBuilder b(reduction);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> origin(kept.size(), zero);
+  if (kept.empty())
+    memref::StoreOp::create(b, loc, reduction.getAcc(), acc, origin);
+  else
+    vector::StoreOp::create(b, loc, reduction.getAcc(), acc, origin);
+
+  auto tileType = VectorType::get(tile, elementType);
+  auto accTileType = VectorType::get(keptTile, elementType);
+  SmallVector<Operation *> ordered = getOrdered(chain);
+  buildSliceLoops(
+      reduction, type.getShape(), tile, {},
+      [&](OpBuilder &nb, ArrayRef<Value> offsets, ValueRange) {
+        Value value = emitChainSlice(nb, ordered, reduction.getSource(),
+                                     tileType, offsets);
+        SmallVector<Value> at;
+        for (auto [d, offset] : llvm::enumerate(offsets))
+          if (!reduction.isReducedDim(d))
+            at.push_back(offset ? offset : zero);
+        Value part = kept.empty()
+                         ? memref::LoadOp::create(nb, loc, acc, at).getResult()
+                         : vector::LoadOp::create(nb, loc, accTileType, acc, at)
+                               .getResult();
+        Value partial = vector::MultiDimReductionOp::create(
+            nb, loc, value, part, reduction.getReductionMask(),
+            reduction.getKind());
+        if (kept.empty())
+          memref::StoreOp::create(nb, loc, partial, acc, at);
+        else
+          vector::StoreOp::create(nb, loc, partial, acc, at);
+        return SmallVector<Value>();
+      });
+  Value result =
+      kept.empty()
+          ? memref::LoadOp::create(b, loc, acc, origin).getResult()
+          : vector::LoadOp::create(b, loc, reduction.getDestType(), acc, origin)
+                .getResult();
+  reduction.getResult().replaceAllUsesWith(result);
+  reduction.erase();
+  for (Operation *op : llvm::reverse(ordered))
+    op->erase();
+}
+
+/// Tiles the whole-block vector chains of `body` (tileVectorReduction,
+/// tileVectorChain).
 static void tileVectorChains(func::FuncOp body) {
+  SmallVector<vector::MultiDimReductionOp> reductions;
+  body.walk([&](vector::MultiDimReductionOp reduction) {
+    reductions.push_back(reduction);
+  });
+  for (vector::MultiDimReductionOp reduction : reductions)
+    tileVectorReduction(reduction);
   SmallVector<StoreOp> stores;
   body.walk([&](StoreOp store) { stores.push_back(store); });
   for (StoreOp store : stores)
