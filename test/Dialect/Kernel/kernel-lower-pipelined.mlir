@@ -327,6 +327,57 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // -----
 
+// Tests that a whole-block contraction (Pallas's `jnp.dot(x_ref[0],
+// y_ref[...])`) becomes a linalg op of the same maps on the views the
+// blocks were loaded from, accumulating into a stack buffer that starts as
+// the contraction's accumulator (stored tile by tile); the result is loaded
+// from it by a chain that runs tile by tile. No whole-block vector is left.
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK-SAME: %{{[^:]*}}: index, %[[X:[^:]*]]: memref<2x64x128xf32>, %[[Y:[^:]*]]: memref<128x128xf32>
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<64x128xf32>
+// CHECK-NOT: vector<64x128xf32>
+// CHECK: vector.store %{{.*}}, %[[ACC]][%{{.*}}, %{{.*}}] : memref<64x128xf32>, vector<128xf32>
+// CHECK: %[[XV:.*]] = memref.subview %[[X]][%{{.*}}, %{{.*}}, %{{.*}}] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf32> to memref<64x128xf32, strided<[128, 1], offset: ?>>
+// CHECK: %[[YV:.*]] = memref.subview %[[Y]][%{{.*}}, %{{.*}}] [128, 128] [1, 1]
+// CHECK: %[[XT:.*]] = bufferization.to_tensor %[[XV]] restrict
+// CHECK: %[[YT:.*]] = bufferization.to_tensor %[[YV]] restrict
+// CHECK: %[[AT:.*]] = bufferization.to_tensor %[[ACC]] restrict writable
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[XT]], %[[YT]] : tensor<64x128xf32>, tensor<128x128xf32>) outs(%[[AT]] : tensor<64x128xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[ACC]]
+// CHECK: scf.for
+// CHECK: vector.load %[[ACC]]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK-NOT: vector<64x128xf32>
+// CHECK-LABEL: func.func private @body_pipelined0_core
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<2x64x128xf32, #kernel.space<vmem>>, %y: memref<128x128xf32, #kernel.space<vmem>>,
+                  %o: memref<64x128xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %a = kernel.load %x[%c1, %c0, %c0] : memref<2x64x128xf32, #kernel.space<vmem>>, vector<64x128xf32>
+    %b = kernel.load %y[%c0, %c0] : memref<128x128xf32, #kernel.space<vmem>>, vector<128x128xf32>
+    %z = arith.constant dense<0.0> : vector<64x128xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+                          iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>}
+        %a, %b, %z : vector<64x128xf32>, vector<128x128xf32> into vector<64x128xf32>
+    %two = arith.constant dense<2.0> : vector<64x128xf32>
+    %s = arith.mulf %r, %two : vector<64x128xf32>
+    kernel.store %s, %o[%c0, %c0] : vector<64x128xf32>, memref<64x128xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @dot(%x: tensor<2x64x128xf32>, %y: tensor<128x128xf32>) -> tensor<64x128xf32> {
+    %0 = kernel.call @body(%x, %y) grid = [1]
+        in_specs = [#kernel.block<full>, #kernel.block<full>]
+        out_specs = [#kernel.block<full>]
+        : (tensor<2x64x128xf32>, tensor<128x128xf32>) -> tensor<64x128xf32>
+    return %0 : tensor<64x128xf32>
+  }
+}
+
+// -----
+
 // Tests that a chain whose store overwrites the buffer it loads from at
 // other indices stays whole (tile by tile, later tiles would read what
 // earlier ones wrote).

@@ -864,8 +864,114 @@ static void tileVectorReduction(vector::MultiDimReductionOp reduction) {
     op->erase();
 }
 
+/// The view of `load`'s buffer it reads (a subview at its indices, of its
+/// vector's shape, without the leading unit dimensions).
+static Value getLoadedView(OpBuilder &b, LoadOp load) {
+  auto refType = cast<MemRefType>(load.getRef().getType());
+  auto vectorType = cast<VectorType>(load.getType());
+  int64_t lead = refType.getRank() - vectorType.getRank();
+  SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
+                                    load.getIndices().end());
+  SmallVector<OpFoldResult> sizes(lead, b.getIndexAttr(1));
+  for (int64_t size : vectorType.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  SmallVector<OpFoldResult> strides(refType.getRank(), b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      vectorType.getShape(), refType, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, load.getLoc(), cast<MemRefType>(viewType),
+                                   load.getRef(), offsets, sizes, strides);
+}
+
+/// Rewrites a vector.contract of two large whole-block kernel.loads
+/// (Pallas's `jnp.dot(x_ref[...], y_ref[...])`) as a linalg.generic of the
+/// same maps on the buffers they read, accumulating into a VMEM buffer of the
+/// result's shape that starts as the contraction's accumulator and is loaded
+/// as the result (tensorizeLinalg then hands the linalg op to tessera-cpu,
+/// which tiles and vectorizes it; the load joins a store chain). Only `add`
+/// contractions of floats (operands extended to the accumulator's type) or
+/// of integers of one width, whose loads are unmasked, used only by it, in
+/// its block, with nothing that may write memory in between.
+static void tileVectorContraction(vector::ContractionOp contract) {
+  auto resultType = dyn_cast<VectorType>(contract.getResultType());
+  auto lhsType = contract.getLhsType();
+  if (!resultType || contract.getKind() != vector::CombiningKind::ADD ||
+      resultType.isScalable() || lhsType.isScalable() ||
+      (lhsType.getNumElements() <= kMaxVectorElements &&
+       resultType.getNumElements() <= kMaxVectorElements))
+    return;
+  Type accElement = resultType.getElementType();
+  SmallVector<LoadOp, 2> loads;
+  for (Value operand : {contract.getLhs(), contract.getRhs()}) {
+    auto load = operand.getDefiningOp<LoadOp>();
+    if (!load || load.getMask() || !load->hasOneUse() ||
+        load->getBlock() != contract->getBlock())
+      return;
+    Type element = cast<VectorType>(operand.getType()).getElementType();
+    bool fits =
+        isa<FloatType>(accElement)
+            ? isa<FloatType>(element) && element.getIntOrFloatBitWidth() <=
+                                             accElement.getIntOrFloatBitWidth()
+            : element == accElement;
+    if (!fits)
+      return;
+    for (Operation *op = load->getNextNode(); op != contract.getOperation();
+         op = op->getNextNode()) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      bool onlyReads = effects &&
+                       effects.onlyHasEffect<MemoryEffects::Read>() &&
+                       op->getNumRegions() == 0;
+      if (!isMemoryEffectFree(op) && !onlyReads)
+        return;
+    }
+    loads.push_back(load);
+  }
+
+  Location loc = contract.getLoc();
+  auto fn = contract->getParentOfType<func::FuncOp>();
+  OpBuilder entry(&fn.front(), fn.front().begin());
+  auto accType = MemRefType::get(
+      resultType.getShape(), accElement, MemRefLayoutAttrInterface(),
+      MemorySpaceAttr::get(contract.getContext(), MemorySpace::Vmem));
+  Value acc = memref::AllocaOp::create(entry, loc, accType);
+  OpBuilder b(contract);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> origin(resultType.getRank(), zero);
+  StoreOp::create(b, loc, contract.getAcc(), acc, origin, Value());
+  Value lhs = getLoadedView(b, loads[0]);
+  Value rhs = getLoadedView(b, loads[1]);
+  SmallVector<utils::IteratorType> iterators;
+  for (vector::IteratorType kind : contract.getIteratorTypesArray())
+    iterators.push_back(kind == vector::IteratorType::parallel
+                            ? utils::IteratorType::parallel
+                            : utils::IteratorType::reduction);
+  linalg::GenericOp::create(
+      b, loc, ValueRange{lhs, rhs}, ValueRange{acc},
+      contract.getIndexingMapsArray(), iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto extend = [&](Value value) -> Value {
+          if (value.getType() == accElement)
+            return value;
+          return arith::ExtFOp::create(nb, nl, accElement, value);
+        };
+        Value x = extend(args[0]), y = extend(args[1]);
+        Value sum;
+        if (isa<FloatType>(accElement))
+          sum = arith::AddFOp::create(nb, nl, args[2],
+                                      arith::MulFOp::create(nb, nl, x, y));
+        else
+          sum = arith::AddIOp::create(nb, nl, args[2],
+                                      arith::MulIOp::create(nb, nl, x, y));
+        linalg::YieldOp::create(nb, nl, sum);
+      });
+  Value result = LoadOp::create(b, loc, resultType, acc, origin, Value());
+  contract.getResult().replaceAllUsesWith(result);
+  contract.erase();
+  for (LoadOp load : loads)
+    load.erase();
+}
+
 /// Tiles the whole-block vector chains of `body` (tileVectorReduction,
-/// tileVectorChain).
+/// tileVectorContraction, tileVectorChain).
 static void tileVectorChains(func::FuncOp body) {
   SmallVector<vector::MultiDimReductionOp> reductions;
   body.walk([&](vector::MultiDimReductionOp reduction) {
@@ -873,6 +979,12 @@ static void tileVectorChains(func::FuncOp body) {
   });
   for (vector::MultiDimReductionOp reduction : reductions)
     tileVectorReduction(reduction);
+  SmallVector<vector::ContractionOp> contractions;
+  body.walk([&](vector::ContractionOp contract) {
+    contractions.push_back(contract);
+  });
+  for (vector::ContractionOp contract : contractions)
+    tileVectorContraction(contract);
   SmallVector<StoreOp> stores;
   body.walk([&](StoreOp store) { stores.push_back(store); });
   for (StoreOp store : stores)
