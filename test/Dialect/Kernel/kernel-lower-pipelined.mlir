@@ -378,6 +378,39 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // -----
 
+// Tests that the accumulator of a contraction larger than 64 KiB (here
+// 128 KiB) is allocated on the heap where the contraction was (freed by
+// tessera-cpu's buffer deallocation), not on the core's stack.
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK-NOT: memref.alloca() : memref<256x128xf32>
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<256x128xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<256x128xf32>)
+// CHECK-LABEL: func.func private @body_pipelined0_core
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<256x128xf32, #kernel.space<vmem>>, %y: memref<128x128xf32, #kernel.space<vmem>>,
+                  %o: memref<256x128xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %a = kernel.load %x[%c0, %c0] : memref<256x128xf32, #kernel.space<vmem>>, vector<256x128xf32>
+    %b = kernel.load %y[%c0, %c0] : memref<128x128xf32, #kernel.space<vmem>>, vector<128x128xf32>
+    %z = arith.constant dense<0.0> : vector<256x128xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+                          iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>}
+        %a, %b, %z : vector<256x128xf32>, vector<128x128xf32> into vector<256x128xf32>
+    kernel.store %r, %o[%c0, %c0] : vector<256x128xf32>, memref<256x128xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @big_dot(%x: tensor<256x128xf32>, %y: tensor<128x128xf32>) -> tensor<256x128xf32> {
+    %0 = kernel.call @body(%x, %y) grid = [1]
+        in_specs = [#kernel.block<full>, #kernel.block<full>]
+        out_specs = [#kernel.block<full>]
+        : (tensor<256x128xf32>, tensor<128x128xf32>) -> tensor<256x128xf32>
+    return %0 : tensor<256x128xf32>
+  }
+}
+
+// -----
+
 // Tests that a chain whose store overwrites the buffer it loads from at
 // other indices stays whole (tile by tile, later tiles would read what
 // earlier ones wrote).

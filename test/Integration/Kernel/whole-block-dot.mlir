@@ -5,7 +5,8 @@
 // as one vector contraction LLVM took more than 5 minutes): a float matmul
 // accumulated over the k axis of the grid into a resident output block, from
 // bf16 operands into an f32 accumulator, and an integer product with the
-// right operand transposed (maps (i, k), (j, k)). The float operands are
+// right operand transposed (maps (i, k), (j, k)) whose (256, 256)
+// accumulator is allocated on the heap. The float operands are
 // whole numbers in [-8, 8), so every sum is exact in any order. Each is
 // compared with linalg on the whole arrays in the same module (result1 and
 // result3 count the elements that differ); --check compares the pipelined
@@ -41,15 +42,15 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return
   }
 
-  func.func @nt_body(%x: memref<128x128xi32, #kernel.space<vmem>>, %y: memref<128x128xi32, #kernel.space<vmem>>,
-                     %o: memref<128x128xi32, #kernel.space<vmem>>) {
+  func.func @nt_body(%x: memref<256x128xi32, #kernel.space<vmem>>, %y: memref<256x128xi32, #kernel.space<vmem>>,
+                     %o: memref<256x256xi32, #kernel.space<vmem>>) {
     %c0 = arith.constant 0 : index
-    %a = kernel.load %x[%c0, %c0] : memref<128x128xi32, #kernel.space<vmem>>, vector<128x128xi32>
-    %b = kernel.load %y[%c0, %c0] : memref<128x128xi32, #kernel.space<vmem>>, vector<128x128xi32>
-    %zero = arith.constant dense<0> : vector<128x128xi32>
+    %a = kernel.load %x[%c0, %c0] : memref<256x128xi32, #kernel.space<vmem>>, vector<256x128xi32>
+    %b = kernel.load %y[%c0, %c0] : memref<256x128xi32, #kernel.space<vmem>>, vector<256x128xi32>
+    %zero = arith.constant dense<0> : vector<256x256xi32>
     %r = vector.contract {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"],
-                          kind = #vector.kind<add>} %a, %b, %zero : vector<128x128xi32>, vector<128x128xi32> into vector<128x128xi32>
-    kernel.store %r, %o[%c0, %c0] : vector<128x128xi32>, memref<128x128xi32, #kernel.space<vmem>>
+                          kind = #vector.kind<add>} %a, %b, %zero : vector<256x128xi32>, vector<256x128xi32> into vector<256x256xi32>
+    kernel.store %r, %o[%c0, %c0] : vector<256x256xi32>, memref<256x256xi32, #kernel.space<vmem>>
     return
   }
 
@@ -87,8 +88,8 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return %bad : tensor<i32>
   }
 
-  func.func @main(%u: tensor<256x384xf32>, %v: tensor<384x256xf32>, %p: tensor<256x128xi32>, %q: tensor<256x128xi32>)
-      -> (tensor<256x256xf32>, tensor<i32>, tensor<256x256xi32>, tensor<i32>) {
+  func.func @main(%u: tensor<256x384xf32>, %v: tensor<384x256xf32>, %p: tensor<512x128xi32>, %q: tensor<512x128xi32>)
+      -> (tensor<256x256xf32>, tensor<i32>, tensor<512x512xi32>, tensor<i32>) {
     // Whole numbers in [-8, 8) as bf16.
     %eight = arith.constant 8.0 : f32
     %e0 = tensor.empty() : tensor<256x384xbf16>
@@ -131,25 +132,25 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     %r0 = tensor.cast %ref0 : tensor<256x256xf32> to tensor<?x?xf32>
     %bad0 = func.call @float_mismatches(%a0, %r0) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<i32>
 
-    // p q^T, block by block.
+    // p q^T, block by block (256 KiB accumulators, on the heap).
     %1 = kernel.call @nt_body(%p, %q) grid = [2, 2]
-        in_specs = [#kernel.block<[128, 128], (i, j) -> (i, 0)>, #kernel.block<[128, 128], (i, j) -> (j, 0)>]
-        out_specs = [#kernel.block<[128, 128], (i, j) -> (i, j)>]
+        in_specs = [#kernel.block<[256, 128], (i, j) -> (i, 0)>, #kernel.block<[256, 128], (i, j) -> (j, 0)>]
+        out_specs = [#kernel.block<[256, 256], (i, j) -> (i, j)>]
         dimension_semantics = [parallel, parallel]
-        : (tensor<256x128xi32>, tensor<256x128xi32>) -> tensor<256x256xi32>
+        : (tensor<512x128xi32>, tensor<512x128xi32>) -> tensor<512x512xi32>
     %zi = arith.constant 0 : i32
-    %i1 = tensor.empty() : tensor<256x256xi32>
-    %f1 = linalg.fill ins(%zi : i32) outs(%i1 : tensor<256x256xi32>) -> tensor<256x256xi32>
+    %i1 = tensor.empty() : tensor<512x512xi32>
+    %f1 = linalg.fill ins(%zi : i32) outs(%i1 : tensor<512x512xi32>) -> tensor<512x512xi32>
     %ref1 = linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%p, %q : tensor<256x128xi32>, tensor<256x128xi32>) outs(%f1 : tensor<256x256xi32>) {
+        ins(%p, %q : tensor<512x128xi32>, tensor<512x128xi32>) outs(%f1 : tensor<512x512xi32>) {
     ^bb0(%a: i32, %b: i32, %c: i32):
       %m = arith.muli %a, %b : i32
       %s = arith.addi %c, %m : i32
       linalg.yield %s : i32
-    } -> tensor<256x256xi32>
-    %a1 = tensor.cast %1 : tensor<256x256xi32> to tensor<?x?xi32>
-    %r1 = tensor.cast %ref1 : tensor<256x256xi32> to tensor<?x?xi32>
+    } -> tensor<512x512xi32>
+    %a1 = tensor.cast %1 : tensor<512x512xi32> to tensor<?x?xi32>
+    %r1 = tensor.cast %ref1 : tensor<512x512xi32> to tensor<?x?xi32>
     %bad1 = func.call @int_mismatches(%a1, %r1) : (tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<i32>
-    return %0, %bad0, %1, %bad1 : tensor<256x256xf32>, tensor<i32>, tensor<256x256xi32>, tensor<i32>
+    return %0, %bad0, %1, %bad1 : tensor<256x256xf32>, tensor<i32>, tensor<512x512xi32>, tensor<i32>
   }
 }

@@ -794,6 +794,26 @@ static void tileVectorChain(StoreOp store) {
     op->erase();
 }
 
+/// Accumulator buffers of at most this many bytes are allocated on the stack
+/// (at the function's entry); larger ones on the heap where they are used
+/// (freed by the buffer deallocation of tessera-cpu), as the stacks of the
+/// emulated cores are a few MiB.
+static constexpr int64_t kMaxStackAccumulatorBytes = int64_t(64) << 10;
+
+/// An accumulator buffer of `type` for the rewrite of `op` (see
+/// kMaxStackAccumulatorBytes).
+static Value createAccumulator(Operation *op, MemRefType type) {
+  int64_t bytes = type.getNumElements() *
+                  llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  if (bytes > kMaxStackAccumulatorBytes) {
+    OpBuilder b(op);
+    return memref::AllocOp::create(b, op->getLoc(), type);
+  }
+  auto fn = op->getParentOfType<func::FuncOp>();
+  OpBuilder entry(&fn.front(), fn.front().begin());
+  return memref::AllocaOp::create(entry, op->getLoc(), type);
+}
+
 /// Rewrites a vector.multi_reduction of a large whole-block chain
 /// (collectVectorChain; Pallas's `jnp.sum(x_ref[...], axis=0)`) into loops
 /// over the tiles of its source, each reduced into its part of an
@@ -815,11 +835,7 @@ static void tileVectorReduction(vector::MultiDimReductionOp reduction) {
       kept.push_back(size);
       keptTile.push_back(tile[d]);
     }
-  // The accumulator buffer, at the function's entry (a static alloca).
-  auto fn = reduction->getParentOfType<func::FuncOp>();
-  OpBuilder entry(&fn.front(), fn.front().begin());
-  Value acc =
-      memref::AllocaOp::create(entry, loc, MemRefType::get(kept, elementType));
+  Value acc = createAccumulator(reduction, MemRefType::get(kept, elementType));
   OpBuilder b(reduction);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> origin(kept.size(), zero);
@@ -927,12 +943,10 @@ static void tileVectorContraction(vector::ContractionOp contract) {
   }
 
   Location loc = contract.getLoc();
-  auto fn = contract->getParentOfType<func::FuncOp>();
-  OpBuilder entry(&fn.front(), fn.front().begin());
   auto accType = MemRefType::get(
       resultType.getShape(), accElement, MemRefLayoutAttrInterface(),
       MemorySpaceAttr::get(contract.getContext(), MemorySpace::Vmem));
-  Value acc = memref::AllocaOp::create(entry, loc, accType);
+  Value acc = createAccumulator(contract, accType);
   OpBuilder b(contract);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> origin(resultType.getRank(), zero);
