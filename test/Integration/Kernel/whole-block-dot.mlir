@@ -5,8 +5,9 @@
 // as one vector contraction LLVM took more than 5 minutes): a float matmul
 // accumulated over the k axis of the grid into a resident output block, from
 // bf16 operands into an f32 accumulator, and an integer product with the
-// right operand transposed (maps (i, k), (j, k)) whose (256, 256)
-// accumulator is allocated on the heap. The float operands are
+// right operand transposed (maps (i, k), (j, k)) and computed in the body
+// (2 y, stored tile by tile into a buffer the linalg op reads), whose
+// (256, 256) accumulator is allocated on the heap. The float operands are
 // whole numbers in [-8, 8), so every sum is exact in any order. Each is
 // compared with linalg on the whole arrays in the same module (result1 and
 // result3 count the elements that differ); --check compares the pipelined
@@ -47,9 +48,12 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     %c0 = arith.constant 0 : index
     %a = kernel.load %x[%c0, %c0] : memref<256x128xi32, #kernel.space<vmem>>, vector<256x128xi32>
     %b = kernel.load %y[%c0, %c0] : memref<256x128xi32, #kernel.space<vmem>>, vector<256x128xi32>
+    // A computed operand: 2 y.
+    %two = arith.constant dense<2> : vector<256x128xi32>
+    %b2 = arith.muli %b, %two : vector<256x128xi32>
     %zero = arith.constant dense<0> : vector<256x256xi32>
     %r = vector.contract {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"],
-                          kind = #vector.kind<add>} %a, %b, %zero : vector<256x128xi32>, vector<256x128xi32> into vector<256x256xi32>
+                          kind = #vector.kind<add>} %a, %b2, %zero : vector<256x128xi32>, vector<256x128xi32> into vector<256x256xi32>
     kernel.store %r, %o[%c0, %c0] : vector<256x256xi32>, memref<256x256xi32, #kernel.space<vmem>>
     return
   }
@@ -132,7 +136,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     %r0 = tensor.cast %ref0 : tensor<256x256xf32> to tensor<?x?xf32>
     %bad0 = func.call @float_mismatches(%a0, %r0) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<i32>
 
-    // p q^T, block by block (256 KiB accumulators, on the heap).
+    // 2 p q^T, block by block (256 KiB accumulators, on the heap).
     %1 = kernel.call @nt_body(%p, %q) grid = [2, 2]
         in_specs = [#kernel.block<[256, 128], (i, j) -> (i, 0)>, #kernel.block<[256, 128], (i, j) -> (j, 0)>]
         out_specs = [#kernel.block<[256, 256], (i, j) -> (i, j)>]
@@ -144,7 +148,9 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     %ref1 = linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
         ins(%p, %q : tensor<512x128xi32>, tensor<512x128xi32>) outs(%f1 : tensor<512x512xi32>) {
     ^bb0(%a: i32, %b: i32, %c: i32):
-      %m = arith.muli %a, %b : i32
+      %two = arith.constant 2 : i32
+      %b2 = arith.muli %b, %two : i32
+      %m = arith.muli %a, %b2 : i32
       %s = arith.addi %c, %m : i32
       linalg.yield %s : i32
     } -> tensor<512x512xi32>

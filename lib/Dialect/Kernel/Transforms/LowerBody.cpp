@@ -898,15 +898,18 @@ static Value getLoadedView(OpBuilder &b, LoadOp load) {
                                    load.getRef(), offsets, sizes, strides);
 }
 
-/// Rewrites a vector.contract of two large whole-block kernel.loads
-/// (Pallas's `jnp.dot(x_ref[...], y_ref[...])`) as a linalg.generic of the
-/// same maps on the buffers they read, accumulating into a VMEM buffer of the
-/// result's shape that starts as the contraction's accumulator and is loaded
-/// as the result (tensorizeLinalg then hands the linalg op to tessera-cpu,
-/// which tiles and vectorizes it; the load joins a store chain). Only `add`
-/// contractions of floats (operands extended to the accumulator's type) or
-/// of integers of one width, whose loads are unmasked, used only by it, in
-/// its block, with nothing that may write memory in between.
+/// Rewrites a vector.contract of two large whole-block operands (Pallas's
+/// `jnp.dot(x_ref[...], y_ref[...])`) as a linalg.generic of the same maps
+/// on the buffers they were loaded from, accumulating into a VMEM buffer of
+/// the result's shape that starts as the contraction's accumulator and is
+/// loaded as the result (tensorizeLinalg then hands the linalg op to
+/// tessera-cpu, which tiles and vectorizes it; the load joins a store
+/// chain). Only `add` contractions of floats (operands extended to the
+/// accumulator's type) or of integers of one width. An operand is read
+/// where it was loaded when its kernel.load is unmasked, used only by the
+/// contraction, in its block, with nothing that may write memory in
+/// between; else, if a chain computes it (collectVectorChain), the chain is
+/// stored tile by tile into a VMEM buffer of its shape, which is read.
 static void tileVectorContraction(vector::ContractionOp contract) {
   auto resultType = dyn_cast<VectorType>(contract.getResultType());
   auto lhsType = contract.getLhsType();
@@ -916,30 +919,42 @@ static void tileVectorContraction(vector::ContractionOp contract) {
        resultType.getNumElements() <= kMaxVectorElements))
     return;
   Type accElement = resultType.getElementType();
-  SmallVector<LoadOp, 2> loads;
-  for (Value operand : {contract.getLhs(), contract.getRhs()}) {
-    auto load = operand.getDefiningOp<LoadOp>();
-    if (!load || load.getMask() || !load->hasOneUse() ||
-        load->getBlock() != contract->getBlock())
-      return;
-    Type element = cast<VectorType>(operand.getType()).getElementType();
+  if (contract.getLhs() == contract.getRhs())
+    return;
+  // Each operand: a load whose view the linalg op reads, or a chain
+  // (collectVectorChain) stored tile by tile into a buffer it reads.
+  struct Operand {
+    LoadOp load;
+    llvm::SetVector<Operation *> chain;
+  };
+  Operand operands[2];
+  Value values[2] = {contract.getLhs(), contract.getRhs()};
+  for (auto [operand, info] : llvm::zip(values, operands)) {
+    auto type = cast<VectorType>(operand.getType());
+    Type element = type.getElementType();
     bool fits =
         isa<FloatType>(accElement)
             ? isa<FloatType>(element) && element.getIntOrFloatBitWidth() <=
                                              accElement.getIntOrFloatBitWidth()
             : element == accElement;
-    if (!fits)
+    if (!fits || type.isScalable())
       return;
-    for (Operation *op = load->getNextNode(); op != contract.getOperation();
-         op = op->getNextNode()) {
+    auto load = operand.getDefiningOp<LoadOp>();
+    bool direct = load && !load.getMask() && load->hasOneUse() &&
+                  load->getBlock() == contract->getBlock();
+    for (Operation *op = direct ? load->getNextNode() : nullptr;
+         op && op != contract.getOperation(); op = op->getNextNode()) {
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       bool onlyReads = effects &&
                        effects.onlyHasEffect<MemoryEffects::Read>() &&
                        op->getNumRegions() == 0;
       if (!isMemoryEffectFree(op) && !onlyReads)
-        return;
+        direct = false;
     }
-    loads.push_back(load);
+    if (direct)
+      info.load = load;
+    else if (!collectVectorChain(operand, type, contract, info.chain))
+      return;
   }
 
   Location loc = contract.getLoc();
@@ -951,8 +966,32 @@ static void tileVectorContraction(vector::ContractionOp contract) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> origin(resultType.getRank(), zero);
   StoreOp::create(b, loc, contract.getAcc(), acc, origin, Value());
-  Value lhs = getLoadedView(b, loads[0]);
-  Value rhs = getLoadedView(b, loads[1]);
+  // The views of loads; chains stored into buffers of their shape.
+  auto getView = [&](Operand &info, Value value) -> Value {
+    if (info.load)
+      return getLoadedView(b, info.load);
+    auto type = cast<VectorType>(value.getType());
+    Value buffer = createAccumulator(
+        contract,
+        MemRefType::get(
+            type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+            MemorySpaceAttr::get(contract.getContext(), MemorySpace::Vmem)));
+    SmallVector<int64_t> tile = getVectorTile(type.getShape());
+    auto tileType = VectorType::get(tile, type.getElementType());
+    SmallVector<Operation *> ordered = getOrdered(info.chain);
+    SmallVector<Value> at(type.getRank(), zero);
+    buildSliceLoops(
+        contract, type.getShape(), tile, {},
+        [&](OpBuilder &nb, ArrayRef<Value> offsets, ValueRange) {
+          Value slice = emitChainSlice(nb, ordered, value, tileType, offsets);
+          StoreOp::create(nb, loc, slice, buffer,
+                          offsetIndices(nb, loc, at, offsets), Value());
+          return SmallVector<Value>();
+        });
+    return buffer;
+  };
+  Value lhs = getView(operands[0], contract.getLhs());
+  Value rhs = getView(operands[1], contract.getRhs());
   SmallVector<utils::IteratorType> iterators;
   for (vector::IteratorType kind : contract.getIteratorTypesArray())
     iterators.push_back(kind == vector::IteratorType::parallel
@@ -980,8 +1019,12 @@ static void tileVectorContraction(vector::ContractionOp contract) {
   Value result = LoadOp::create(b, loc, resultType, acc, origin, Value());
   contract.getResult().replaceAllUsesWith(result);
   contract.erase();
-  for (LoadOp load : loads)
-    load.erase();
+  for (Operand &info : operands) {
+    if (info.load)
+      info.load.erase();
+    for (Operation *op : llvm::reverse(getOrdered(info.chain)))
+      op->erase();
+  }
 }
 
 /// Tiles the whole-block vector chains of `body` (tileVectorReduction,
