@@ -1022,7 +1022,8 @@ static void tileVectorContraction(vector::ContractionOp contract) {
   for (Operand &info : operands) {
     if (info.load)
       info.load.erase();
-    for (Operation *op : llvm::reverse(getOrdered(info.chain)))
+    SmallVector<Operation *> ordered = getOrdered(info.chain);
+    for (Operation *op : llvm::reverse(ordered))
       op->erase();
   }
 }
