@@ -411,6 +411,49 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // -----
 
+// Tests that an operand of a whole-block contraction computed in the body
+// (`jnp.dot(x_ref[...], jnp.exp(y_ref[...]))`) is stored tile by tile into a
+// buffer of its shape, which the linalg op reads; the loaded operand is
+// read where it was loaded.
+// CHECK-LABEL: func.func private @body_pipelined0(
+// CHECK-SAME: %{{[^:]*}}: index, %[[X:[^:]*]]: memref<64x128xf32>
+// CHECK-DAG: %[[EXP:.*]] = memref.alloca() : memref<128x128xf32>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<64x128xf32>
+// CHECK-NOT: vector<128x128xf32>
+// CHECK: %[[XV:.*]] = memref.subview %[[X]]
+// CHECK: scf.for
+// CHECK: math.exp %{{.*}} : vector<8x128xf32>
+// CHECK: vector.store %{{.*}}, %[[EXP]]
+// CHECK: %[[XT:.*]] = bufferization.to_tensor %[[XV]] restrict
+// CHECK: %[[ET:.*]] = bufferization.to_tensor %[[EXP]] restrict
+// CHECK: linalg.generic {{.*}} ins(%[[XT]], %[[ET]] : tensor<64x128xf32>, tensor<128x128xf32>)
+// CHECK-NOT: vector<128x128xf32>
+// CHECK-LABEL: func.func private @body_pipelined0_core
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<64x128xf32, #kernel.space<vmem>>, %y: memref<128x128xf32, #kernel.space<vmem>>,
+                  %o: memref<64x128xf32, #kernel.space<vmem>>) {
+    %c0 = arith.constant 0 : index
+    %a = kernel.load %x[%c0, %c0] : memref<64x128xf32, #kernel.space<vmem>>, vector<64x128xf32>
+    %b = kernel.load %y[%c0, %c0] : memref<128x128xf32, #kernel.space<vmem>>, vector<128x128xf32>
+    %e = math.exp %b : vector<128x128xf32>
+    %z = arith.constant dense<0.0> : vector<64x128xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>, affine_map<(i, j, k) -> (i, j)>],
+                          iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>}
+        %a, %e, %z : vector<64x128xf32>, vector<128x128xf32> into vector<64x128xf32>
+    kernel.store %r, %o[%c0, %c0] : vector<64x128xf32>, memref<64x128xf32, #kernel.space<vmem>>
+    return
+  }
+  func.func @dot_exp(%x: tensor<64x128xf32>, %y: tensor<128x128xf32>) -> tensor<64x128xf32> {
+    %0 = kernel.call @body(%x, %y) grid = [1]
+        in_specs = [#kernel.block<full>, #kernel.block<full>]
+        out_specs = [#kernel.block<full>]
+        : (tensor<64x128xf32>, tensor<128x128xf32>) -> tensor<64x128xf32>
+    return %0 : tensor<64x128xf32>
+  }
+}
+
+// -----
+
 // Tests that a chain whose store overwrites the buffer it loads from at
 // other indices stays whole (tile by tile, later tiles would read what
 // earlier ones wrote).
