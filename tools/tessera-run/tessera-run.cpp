@@ -7,29 +7,170 @@
 // `tessera-run FILE.mlir` compiles a global-view program for the mesh of its
 // module, JIT-compiles it and runs it with one thread per emulated device;
 // `--check` also runs the unpartitioned program on one device and compares.
-// See docs/Running.md.
+// The tool is its options: the work is the execution library's
+// (tessera/Execution). See docs/Tools/tessera-run.md.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Driver.h"
-
-#include "tessera/InitAllDialects.h"
-#include "tessera/InitAllPasses.h"
+#include "tessera/Execution/Execution.h"
 #include "tessera/Version.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
 using namespace llvm;
+namespace exec = mlir::tessera::exec;
+
+namespace {
+/// tessera-run's command line.
+struct Options {
+  cl::opt<std::string> inputFile{cl::Positional, cl::desc("<input.mlir>"),
+                                 cl::Required};
+  cl::opt<std::string> entry{"entry",
+                             cl::desc("The function to run (default: the "
+                                      "only public function, else `main`)"),
+                             cl::value_desc("name")};
+  cl::opt<std::string> mesh{
+      "mesh", cl::desc("Override mesh axis sizes, e.g. \"data=4,model=2\""),
+      cl::value_desc("axes")};
+  cl::list<std::string> inputs{
+      "input", cl::desc("An input: NAME_OR_INDEX=path.npy (repeatable)"),
+      cl::value_desc("arg=file.npy")};
+  cl::list<std::string> inputShapes{
+      "input-shape",
+      cl::desc("The shape of a random input with dynamic dimensions: "
+               "NAME_OR_INDEX=4x8 (repeatable)"),
+      cl::value_desc("arg=shape")};
+  cl::opt<bool> randomInputs{
+      "random-inputs",
+      cl::desc("Generate the inputs not given with --input (deterministic "
+               "for a --seed)")};
+  cl::opt<uint64_t> seed{"seed", cl::desc("Seed of --random-inputs"),
+                         cl::init(0)};
+  cl::opt<std::string> outputDir{
+      "output-dir", cl::desc("Write the results as result0.npy, ..."),
+      cl::value_desc("dir")};
+  cl::opt<bool> printResults{"print-results",
+                             cl::desc("Print every value of every result")};
+  cl::opt<bool> check{
+      "check", cl::desc("Also run the unpartitioned program on one device "
+                        "and compare every result (exit 1 on mismatch)")};
+  cl::opt<double> rtol{"rtol",
+                       cl::desc("Relative tolerance of --check for floats "
+                                "(default: by dtype)"),
+                       cl::init(-1)};
+  cl::opt<double> atol{"atol",
+                       cl::desc("Absolute tolerance of --check for floats "
+                                "(default: by dtype)"),
+                       cl::init(-1)};
+  cl::opt<bool> showSharding{
+      "show-sharding",
+      cl::desc("Draw which devices hold which block of every argument and "
+               "result")};
+  cl::opt<unsigned> repeat{"repeat", cl::desc("Run the program N times"),
+                           cl::init(1)};
+  cl::opt<bool> timing{"timing", cl::desc("Print compile time and run times")};
+  cl::opt<std::string> trace{
+      "trace", cl::desc("Write a Chrome trace of the last run to FILE.json"),
+      cl::value_desc("file")};
+  cl::opt<std::string> emit{
+      "emit",
+      cl::desc("Emit the compiled per-device program instead of running it: "
+               "mlir (LLVM dialect), llvm (LLVM IR) or obj"),
+      cl::value_desc("mlir|llvm|obj")};
+  cl::opt<std::string> outputFile{"o", cl::desc("Output file of --emit"),
+                                  cl::value_desc("file"), cl::init("-")};
+  cl::opt<std::string> backend{"backend",
+                               cl::desc("threads (the emulated mesh) or mpi"),
+                               cl::init("threads")};
+  cl::opt<std::string> kernelMode{
+      "kernel-mode",
+      cl::desc("How kernel.calls run: pipelined (double-buffered windows, "
+               "the default) or interpret (sequential, with run-time checks); "
+               "--check compares a pipelined run with an interpret run"),
+      cl::value_desc("pipelined|interpret"), cl::init("pipelined")};
+  cl::opt<bool> scalarLoops{
+      "scalar-loops",
+      cl::desc("Lower linalg to scalar loops (no tiling/vectorization)")};
+  cl::opt<unsigned> optLevel{
+      "opt-level",
+      cl::desc("LLVM optimization level of the compiled code, 0 to 3"),
+      cl::value_desc("N"), cl::init(3)};
+  cl::opt<double> watchdog{
+      "watchdog-seconds",
+      cl::desc("Fail when no collective completes for this long (default 30, "
+               "or $TESSERA_WATCHDOG_SECONDS)"),
+      cl::init(-1)};
+
+  exec::RunOptions getRunOptions(bool stats) const {
+    exec::RunOptions run;
+    run.compile.kernelMode = kernelMode;
+    run.compile.vectorize = !scalarLoops;
+    run.compile.optLevel = optLevel;
+    run.inputs.files.assign(inputs.begin(), inputs.end());
+    run.inputs.shapes.assign(inputShapes.begin(), inputShapes.end());
+    run.inputs.random = randomInputs;
+    run.inputs.seed = seed;
+    run.meshSizes = mesh;
+    run.backend = backend;
+    run.emit = emit;
+    run.emitFile = outputFile;
+    run.repeat = repeat;
+    run.printResults = printResults;
+    run.showSharding = showSharding;
+    run.stats = stats;
+    run.timing = timing;
+    run.outputDir = outputDir;
+    run.trace = trace;
+    run.check = check;
+    run.rtol = rtol;
+    run.atol = atol;
+    run.watchdogSeconds = watchdog;
+    return run;
+  }
+};
+} // namespace
+
+/// Removes `--stats` from argv and returns whether it was there (LLVM's own
+/// `-stats` option has the name).
+static bool takeStatsFlag(int &argc, char **argv) {
+  bool stats = false;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "--") {
+      for (; i < argc; ++i)
+        argv[out++] = argv[i];
+      break;
+    }
+    if (arg == "--stats" || arg == "-stats") {
+      stats = true;
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  argc = out;
+  return stats;
+}
+
+static int fail(Error error) {
+  exec::reportError(std::move(error), "tessera-run");
+  return 1;
+}
 
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
   cl::AddExtraVersionPrinter([](raw_ostream &os) {
     os << "Tessera version " TESSERA_VERSION_STRING "\n";
   });
-  mlir::tessera::run::registerOptions();
-  mlir::tessera::run::takeStatsFlag(argc, argv);
+  Options options;
+  bool stats = takeStatsFlag(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv,
       "tessera-run: compile a global-view program for a mesh of emulated "
@@ -39,5 +180,30 @@ int main(int argc, char **argv) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   InitializeNativeTargetAsmParser();
-  return mlir::tessera::run::runMain();
+
+  exec::RunOptions run = options.getRunOptions(stats);
+  if (Error error = exec::validateRunOptions(run))
+    return fail(std::move(error));
+
+  mlir::DialectRegistry registry;
+  exec::registerExecutionDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Diagnostics point at the source; the op dump would only repeat it.
+  context.printOpOnDiagnostic(false);
+
+  std::string message;
+  std::unique_ptr<MemoryBuffer> file =
+      mlir::openInputFile(options.inputFile, &message);
+  if (!file)
+    return fail(exec::makeError(message));
+  SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  Expected<exec::Program> program =
+      exec::loadProgram(context, sourceMgr, std::move(file), options.entry);
+  if (!program)
+    return fail(program.takeError());
+  if (Error error = exec::runProgram(*program, run))
+    return fail(std::move(error));
+  return 0;
 }

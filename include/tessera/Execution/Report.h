@@ -1,11 +1,16 @@
-//===- Driver.h - tessera-run's driver --------------------------*- C++ -*-===//
+//===- Report.h - what a run prints -----------------------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
 //===----------------------------------------------------------------------===//
+//
+// The text a run prints on stdout: result summaries, sharding grids, the
+// comparison with the reference and the kernel cost report.
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef TESSERA_TOOLS_TESSERA_RUN_DRIVER_H
-#define TESSERA_TOOLS_TESSERA_RUN_DRIVER_H
+#ifndef TESSERA_EXECUTION_REPORT_H
+#define TESSERA_EXECUTION_REPORT_H
 
 #include "tessera/Runtime/HostArray.h"
 #include "tessera/Runtime/Kernel.h"
@@ -13,27 +18,16 @@
 #include <string>
 #include <vector>
 
-namespace mlir::tessera::run {
-
-/// Registers tessera-run's command-line options.
-void registerOptions();
-
-/// Removes `--stats` from argv and records it (LLVM's `-stats` option has
-/// the same name).
-void takeStatsFlag(int &argc, char **argv);
-
-/// Runs the tool with the parsed options; returns the exit code.
-int runMain();
-
-//===----------------------------------------------------------------------===//
-// Display helpers (Display.cpp)
-//===----------------------------------------------------------------------===//
+namespace mlir::tessera::exec {
 
 /// A value's sharding over the mesh, for `--show-sharding`.
 struct ShardingView {
-  std::string label;    // `arg0 (%x)`, `result0`
-  std::string type;     // `f32[16,8]`
-  std::string sharding; // the attribute as written
+  /// `arg0 (%x)`, `result0`.
+  std::string label;
+  /// `f32[16,8]`.
+  std::string type;
+  /// The attribute as written.
+  std::string sharding;
   ::tessera::rt::ShardLayout layout;
 };
 
@@ -67,6 +61,6 @@ std::string formatBytes(int64_t bytes);
 void printKernelStats(
     const std::vector<::tessera::rt::KernelCallRecord> &calls);
 
-} // namespace mlir::tessera::run
+} // namespace mlir::tessera::exec
 
-#endif // TESSERA_TOOLS_TESSERA_RUN_DRIVER_H
+#endif // TESSERA_EXECUTION_REPORT_H

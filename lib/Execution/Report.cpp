@@ -1,10 +1,10 @@
-//===- Display.cpp - what tessera-run prints ------------------------------===//
+//===- Report.cpp - what a run prints -------------------------------------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Driver.h"
+#include "tessera/Execution/Report.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -17,7 +17,7 @@
 using ::tessera::rt::DType;
 using ::tessera::rt::HostArray;
 
-namespace mlir::tessera::run {
+namespace mlir::tessera::exec {
 
 static std::string formatValue(const HostArray &a, int64_t i) {
   char buffer[64];
@@ -312,4 +312,4 @@ void printKernelStats(
   }
 }
 
-} // namespace mlir::tessera::run
+} // namespace mlir::tessera::exec

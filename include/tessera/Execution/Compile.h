@@ -1,0 +1,133 @@
+//===- Compile.h - global view to per-device machine code -------*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// The compile half of the execution library, with one definition of each
+// stage: the global-view passes (shape specialization, explicit inference,
+// propagation), the partitioning into a per-device program, kernel lowering
+// and the CPU pipeline to the LLVM dialect, then JIT compilation or emission
+// of LLVM IR and object code. Only the functions the entry reaches are
+// compiled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_EXECUTION_COMPILE_H
+#define TESSERA_EXECUTION_COMPILE_H
+
+#include "tessera/Execution/Program.h"
+#include "tessera/Execution/Report.h"
+#include "tessera/Runtime/HostArray.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_pwrite_stream;
+} // namespace llvm
+
+namespace mlir {
+class ExecutionEngine;
+class OpPassManager;
+
+namespace tessera::exec {
+
+/// How a program is compiled.
+struct CompileOptions {
+  /// How kernel.calls are lowered: `pipelined` or `interpret`.
+  std::string kernelMode = "pipelined";
+  /// Tile and vectorize linalg ops (false: scalar loops).
+  bool vectorize = true;
+  /// LLVM's optimization level, 0 to 3.
+  unsigned optLevel = 3;
+};
+
+/// How the entry's inputs and results are laid out over the devices: with
+/// `perDevice` the partitioned entry takes and returns local blocks;
+/// otherwise (no argument or result is sharded) every device gets and
+/// returns whole arrays.
+struct EntryLayouts {
+  bool perDevice = false;
+  std::vector<::tessera::rt::ShardLayout> args, results;
+  /// The shardings as written, for --show-sharding.
+  std::vector<std::string> argText, resultText;
+  /// The global shapes of the results (a dynamic dimension is -1: the blocks
+  /// divide it). Padded blocks are cut to these.
+  std::vector<std::vector<int64_t>> resultShapes;
+};
+
+/// A JIT-compiled per-device program.
+struct CompiledProgram {
+  std::unique_ptr<ExecutionEngine> engine;
+  /// The packed entry (`_mlir_ciface_<entry>`).
+  void (*function)(void **) = nullptr;
+  std::vector<ValueInfo> results;
+  EntryLayouts layouts;
+
+  CompiledProgram();
+  CompiledProgram(CompiledProgram &&);
+  CompiledProgram &operator=(CompiledProgram &&);
+  ~CompiledProgram();
+};
+
+/// The global-view passes on `module`: `poly-specialize` to `argShapes` (the
+/// concrete shapes of the entry's arguments) when the module is polymorphic,
+/// then mesh lifting, explicit inference and propagation. The module keeps
+/// its global view.
+llvm::Error prepareGlobalView(ModuleOp module, llvm::StringRef entryName,
+                              llvm::ArrayRef<std::vector<int64_t>> argShapes);
+
+/// Adds the partitioning passes (the global view, already propagated, to the
+/// per-device program) to `pm`: the definition `tessera-run` and the
+/// execution library use.
+void buildPartitionStages(OpPassManager &pm);
+
+/// Erases every `func.func` of `module` that `entryName` does not reach
+/// through symbol references (calls, kernel bodies, ...).
+void pruneUnreachableFunctions(ModuleOp module, llvm::StringRef entryName);
+
+/// Lowers the propagated global-view `module` to the per-device program in
+/// the LLVM dialect: partitioning, pruning to what the entry reaches, kernel
+/// lowering as `options.kernelMode` says, and the CPU pipeline. Returns how
+/// the entry's arrays are laid out over the devices.
+llvm::Expected<EntryLayouts> lowerToDevice(ModuleOp module,
+                                           llvm::StringRef entryName,
+                                           const CompileOptions &options);
+
+/// JIT-compiles the lowered `module` at `options.optLevel` and binds the
+/// runtime's symbols.
+llvm::Expected<CompiledProgram> jitCompile(ModuleOp module,
+                                           llvm::StringRef entryName,
+                                           llvm::ArrayRef<ValueInfo> results,
+                                           EntryLayouts layouts,
+                                           const CompileOptions &options);
+
+/// What `emitModule` writes.
+enum class EmitKind { Mlir, Llvm, Object };
+
+/// Writes the lowered `module` to `os`: as the LLVM dialect, as optimized
+/// LLVM IR or as an object file for the host.
+llvm::Error emitModule(ModuleOp module, EmitKind kind,
+                       llvm::raw_pwrite_stream &os,
+                       const CompileOptions &options);
+
+/// The shardings of the entry of the propagated global-view `module` (its
+/// arguments, then its results), for `--show-sharding`.
+std::vector<ShardingView> getShardingViews(ModuleOp module,
+                                           const Program &program);
+
+/// A clone of `program`'s module that runs the unpartitioned program: every
+/// mesh axis shrunk to size 1 except the manual axes of manual computations
+/// (their bodies are per device by definition), and the sub-axes of shrunk
+/// axes dropped. `mesh` receives the mesh it runs on.
+OwningOpRef<ModuleOp> buildReferenceModule(const Program &program,
+                                           MeshInfo &mesh);
+
+} // namespace tessera::exec
+} // namespace mlir
+
+#endif // TESSERA_EXECUTION_COMPILE_H

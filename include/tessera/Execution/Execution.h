@@ -1,0 +1,65 @@
+//===- Execution.h - compile and run a program on the mesh ------*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// The whole flow of `tessera-run` as one call: inputs, the global-view and
+// partitioning passes, JIT compilation, the run on the emulated mesh, the
+// report and the comparison with the single-device reference. Tools, the C
+// API and tests call it; its stages are in Program.h, Compile.h and Run.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_EXECUTION_EXECUTION_H
+#define TESSERA_EXECUTION_EXECUTION_H
+
+#include "tessera/Execution/Compile.h"
+#include "tessera/Execution/Program.h"
+#include "tessera/Execution/Run.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::tessera::exec {
+
+/// Everything a run can be asked to do.
+struct RunOptions {
+  CompileOptions compile;
+  InputOptions inputs;
+  /// `name=size,...`: new sizes of mesh axes.
+  std::string meshSizes;
+  /// The backend: `threads` (the only one this build has) or `mpi`.
+  std::string backend = "threads";
+  /// Emit the lowered program instead of running it (`mlir`, `llvm`, `obj`)
+  /// to `emitFile` (`-`: stdout).
+  std::string emit;
+  std::string emitFile = "-";
+  unsigned repeat = 1;
+  bool printResults = false;
+  bool showSharding = false;
+  bool stats = false;
+  bool timing = false;
+  /// Write the results as `result<i>.npy` here.
+  std::string outputDir;
+  /// Write a Chrome trace of the last run here.
+  std::string trace;
+  /// Compare with the unpartitioned program on one device.
+  bool check = false;
+  /// Tolerances of `check` for floats; negative: by dtype.
+  double rtol = -1, atol = -1;
+  /// The watchdog time; negative: the runtime's default.
+  double watchdogSeconds = -1;
+};
+
+/// Checks the options that do not depend on the program.
+llvm::Error validateRunOptions(const RunOptions &options);
+
+/// Runs `program` as `options` say and prints the report on stdout. An error
+/// is a failed step (its message) or a failed `--check`.
+llvm::Error runProgram(Program &program, const RunOptions &options);
+
+} // namespace mlir::tessera::exec
+
+#endif // TESSERA_EXECUTION_EXECUTION_H

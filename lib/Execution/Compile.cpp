@@ -1,0 +1,495 @@
+//===- Compile.cpp - global view to per-device machine code ---------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Execution/Compile.h"
+
+#include "tessera/Conversion/RuntimeTypes.h"
+#include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Dialect/Kernel/Transforms/Passes.h"
+#include "tessera/Dialect/Poly/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Pipelines/Pipelines.h"
+#include "tessera/Runtime/Kernel.h"
+#include "tessera/Runtime/Runtime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace mlir::tessera;
+using namespace mlir::tessera::exec;
+using ::tessera::rt::ShardLayout;
+
+CompiledProgram::CompiledProgram() = default;
+CompiledProgram::CompiledProgram(CompiledProgram &&) = default;
+CompiledProgram &CompiledProgram::operator=(CompiledProgram &&) = default;
+CompiledProgram::~CompiledProgram() = default;
+
+/// Runs the passes `build` adds on `module`; a `ReportedError` if they fail.
+static llvm::Error runPasses(ModuleOp module,
+                             llvm::function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  build(pm);
+  if (failed(pm.run(module)))
+    return makeReportedError();
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The global view
+//===----------------------------------------------------------------------===//
+
+llvm::Error
+mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
+                                       ArrayRef<std::vector<int64_t>> argShapes) {
+  auto entry = module.lookupSymbol<func::FuncOp>(entryName);
+  bool polymorphic = false;
+  module.walk([&](func::FuncOp func) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      polymorphic |= static_cast<bool>(func.getArgAttr(i, "poly.shape"));
+  });
+  if (polymorphic) {
+    std::string shapes;
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+      if (!entry.getArgAttr(i, "poly.shape"))
+        continue;
+      if (!shapes.empty())
+        shapes += ",";
+      const std::vector<int64_t> &shape = argShapes[i];
+      for (size_t d = 0; d < shape.size(); ++d)
+        shapes += (d ? "x" : "") + std::to_string(shape[d]);
+    }
+    poly::PolySpecializePassOptions specialize;
+    specialize.argShapes = shapes;
+    if (llvm::Error error = runPasses(module, [&](OpPassManager &pm) {
+          pm.addPass(poly::createPolySpecializePass(specialize));
+        }))
+      return error;
+  }
+  return runPasses(module, [](OpPassManager &pm) {
+    pm.addPass(spmd::createSpmdLiftInlinedMeshesPass());
+    spmd::buildTesseraPropagatePipeline(pm);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The per-device program
+//===----------------------------------------------------------------------===//
+
+void mlir::tessera::exec::buildPartitionStages(OpPassManager &pm) {
+  spmd::SpmdInsertReshardsPassOptions reshards;
+  reshards.checkVma = true; // (spmd-check-vma's check, no extra walk)
+  pm.addPass(spmd::createSpmdInsertReshardsPass(reshards));
+  pm.addPass(spmd::createSpmdReshardToCollectivesPass());
+  pm.addPass(spmd::createSpmdPartitionPass());
+}
+
+void mlir::tessera::exec::pruneUnreachableFunctions(ModuleOp module,
+                                                    StringRef entryName) {
+  SymbolTable symbols(module);
+  auto entry = symbols.lookup<func::FuncOp>(entryName);
+  if (!entry)
+    return;
+  // Every function a reached function names, in any attribute of any op of
+  // its body or of the function itself (calls, kernel bodies, ...).
+  llvm::SetVector<Operation *> reached;
+  reached.insert(entry);
+  for (size_t i = 0; i < reached.size(); ++i) {
+    reached[i]->walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](SymbolRefAttr ref) {
+        if (auto callee =
+                symbols.lookup<func::FuncOp>(ref.getRootReference()))
+          reached.insert(callee);
+      });
+    });
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!reached.contains(func))
+      symbols.erase(func);
+}
+
+/// The layout of `sharding` over `mesh`.
+static ShardLayout getLayout(spmd::TensorShardingAttr sharding,
+                             spmd::MeshAttr mesh, int64_t rank) {
+  ShardLayout layout;
+  layout.dims.resize(rank);
+  if (!sharding || !mesh)
+    return layout;
+  for (int64_t d = 0; d < rank && d < sharding.getRank(); ++d)
+    for (spmd::AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
+      if (std::optional<unsigned> index = mesh.getAxisIndex(axis.getName())) {
+        // A sub-axis "x":(m)k is the part of size k after more major parts
+        // of product m; the runtime strides by the parts minor to it.
+        int64_t size = axis.getSize(mesh);
+        int64_t minor =
+            axis.getSubAxisInfo()
+                ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
+                : 1;
+        layout.dims[d].push_back({static_cast<int64_t>(*index), minor, size});
+      }
+  // Blocks are placed by the device order of the sharding's own mesh.
+  if (!mesh.getAxes().empty())
+    llvm::append_range(layout.deviceIds, mesh.getDeviceIdsOrIota());
+  return layout;
+}
+
+static std::string attrToString(Attribute attr) {
+  if (!attr)
+    return "replicated";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+std::vector<ShardingView>
+mlir::tessera::exec::getShardingViews(ModuleOp module, const Program &program) {
+  auto entry = module.lookupSymbol<func::FuncOp>(program.entryName);
+  SymbolTableCollection symbols;
+  std::vector<ShardingView> views;
+  auto addView = [&](std::string label, RankedTensorType type,
+                     spmd::TensorShardingAttr sharding) {
+    spmd::MeshAttr mesh = sharding ? sharding.getMesh(entry, &symbols) : nullptr;
+    ShardingView view;
+    view.label = std::move(label);
+    std::optional<::tessera::rt::DType> dtype =
+        getRuntimeDType(type.getElementType());
+    view.type = std::string(::tessera::rt::getDTypeName(*dtype)) + "[" +
+                llvm::join(llvm::map_range(type.getShape(),
+                                           [](int64_t d) {
+                                             return std::to_string(d);
+                                           }),
+                           ",") +
+                "]";
+    view.sharding = attrToString(sharding);
+    view.layout = getLayout(sharding, mesh, type.getRank());
+    views.push_back(std::move(view));
+  };
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    addView("arg" + std::to_string(i) +
+                (program.args[i].name.empty()
+                     ? ""
+                     : " (%" + program.args[i].name + ")"),
+            cast<RankedTensorType>(entry.getArgument(i).getType()),
+            spmd::getSharding(entry.getArgument(i)));
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    addView("result" + std::to_string(i),
+            cast<RankedTensorType>(entry.getResultTypes()[i]),
+            spmd::getFuncResultSharding(entry, i));
+  return views;
+}
+
+/// Lowers the kernel.calls of `module` (if any) as `options` say:
+/// kernel-verify, then kernel-lower-pipelined or kernel-lower-interpret.
+static llvm::Error lowerKernels(ModuleOp module,
+                                const CompileOptions &options) {
+  if (!module.walk([](kernel::CallOp) { return WalkResult::interrupt(); })
+           .wasInterrupted())
+    return llvm::Error::success();
+  StringRef mode = options.kernelMode;
+  if (mode != "pipelined" && mode != "interpret")
+    return makeError("--kernel-mode must be pipelined or interpret, got '" +
+                     mode + "'");
+  // Kernel bodies load and store vectors, which only the vectorizing
+  // pipeline lowers.
+  if (!options.vectorize)
+    return makeError("--scalar-loops cannot run kernel.calls (their bodies "
+                     "use vector ops); run without it");
+  return runPasses(module, [&](OpPassManager &pm) {
+    pm.addPass(kernel::createKernelVerifyPass());
+    if (mode == "interpret")
+      pm.addPass(kernel::createKernelLowerInterpretPass());
+    else
+      pm.addPass(kernel::createKernelLowerPipelinedPass());
+  });
+}
+
+llvm::Expected<EntryLayouts>
+mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
+                                   const CompileOptions &options) {
+  auto entry = module.lookupSymbol<func::FuncOp>(entryName);
+  SmallVector<int64_t> argRanks, resultRanks;
+  EntryLayouts layouts;
+  for (Type type : entry.getArgumentTypes())
+    argRanks.push_back(cast<RankedTensorType>(type).getRank());
+  for (Type type : entry.getResultTypes()) {
+    auto tensor = cast<RankedTensorType>(type);
+    resultRanks.push_back(tensor.getRank());
+    layouts.resultShapes.emplace_back(tensor.getShape().begin(),
+                                      tensor.getShape().end());
+  }
+  if (llvm::Error error = runPasses(module, buildPartitionStages))
+    return std::move(error);
+  // Code the entry never runs is not compiled.
+  pruneUnreachableFunctions(module, entryName);
+
+  // A partitioned entry: the layouts of its blocks.
+  if (auto attr = entry->getAttrOfType<ArrayAttr>("tessera.per_device")) {
+    SymbolTableCollection symbols;
+    layouts.perDevice = true;
+    auto addAll = [&](Attribute shardings, ArrayRef<int64_t> ranks,
+                      std::vector<ShardLayout> &out,
+                      std::vector<std::string> &text) {
+      for (auto [sharding, rank] : llvm::zip(
+               cast<spmd::TensorShardingPerValueAttr>(shardings).getShardings(),
+               ranks)) {
+        out.push_back(
+            getLayout(sharding, sharding.getMesh(entry, &symbols), rank));
+        text.push_back(attrToString(sharding));
+      }
+    };
+    addAll(attr[0], argRanks, layouts.args, layouts.argText);
+    addAll(attr[1], resultRanks, layouts.results, layouts.resultText);
+  }
+  // The global interface has been read; the per-device program no longer
+  // refers to the meshes through it.
+  MLIRContext *ctx = module.getContext();
+  auto strip = [&](ArrayRef<DictionaryAttr> old) {
+    SmallVector<DictionaryAttr> dicts;
+    for (DictionaryAttr dict : old) {
+      NamedAttrList attrs(dict ? dict : DictionaryAttr::get(ctx));
+      attrs.erase("spmd.global_type");
+      attrs.erase("spmd.global_sharding");
+      dicts.push_back(attrs.getDictionary(ctx));
+    }
+    return dicts;
+  };
+  module.walk([&](func::FuncOp func) {
+    func->removeAttr("tessera.per_device");
+    SmallVector<DictionaryAttr> args, results;
+    func.getAllArgAttrs(args);
+    func.getAllResultAttrs(results);
+    func.setAllArgAttrs(strip(args));
+    func.setAllResultAttrs(strip(results));
+  });
+
+  entry->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
+  // Inputs may be shared between devices: the program must not write them.
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    entry.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
+  if (llvm::Error error = lowerKernels(module, options))
+    return std::move(error);
+  TesseraCpuPipelineOptions cpu;
+  cpu.vectorize = options.vectorize;
+  if (llvm::Error error = runPasses(module, [&](OpPassManager &pm) {
+        pm.addPass(createCanonicalizerPass());
+        buildTesseraCpuPipeline(pm, cpu);
+      }))
+    return std::move(error);
+  return layouts;
+}
+
+//===----------------------------------------------------------------------===//
+// Machine code
+//===----------------------------------------------------------------------===//
+
+static llvm::CodeGenOptLevel getCodeGenOptLevel(unsigned level) {
+  switch (level) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+/// A target machine for the host CPU (its features detected, not assumed).
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(unsigned optLevel) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto failure = [](llvm::Error error) {
+    llvm::consumeError(std::move(error));
+    return makeError("cannot create a target machine for the host CPU");
+  };
+  if (!builder)
+    return failure(builder.takeError());
+  builder->setCodeGenOptLevel(getCodeGenOptLevel(optLevel));
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return failure(machine.takeError());
+  return std::move(*machine);
+}
+
+static llvm::Error checkOptLevel(const CompileOptions &options) {
+  if (options.optLevel > 3)
+    return makeError("--opt-level must be 0, 1, 2 or 3, got '" +
+                     llvm::Twine(options.optLevel) + "'");
+  return llvm::Error::success();
+}
+
+llvm::Expected<CompiledProgram> mlir::tessera::exec::jitCompile(
+    ModuleOp module, StringRef entryName, ArrayRef<ValueInfo> results,
+    EntryLayouts layouts, const CompileOptions &options) {
+  if (llvm::Error error = checkOptLevel(options))
+    return std::move(error);
+  auto machine = createHostTargetMachine(options.optLevel);
+  if (!machine)
+    return machine.takeError();
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer =
+      makeOptimizingTransformer(options.optLevel, 0, machine->get());
+  engineOptions.jitCodeGenOptLevel = getCodeGenOptLevel(options.optLevel);
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*machine));
+  if (!engine)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(engine.takeError()));
+  CompiledProgram compiled;
+  compiled.engine = std::move(*engine);
+  compiled.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    auto add = [&](StringRef name, void *address) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    for (const TesseraRtSymbol *s = tessera_rt_symbols(); s->name; ++s)
+      add(s->name, s->address);
+    for (const TesseraRtSymbol *s = tessera_rt_kernel_symbols(); s->name; ++s)
+      add(s->name, s->address);
+    // The allocation functions of finalize-memref-to-llvm's generic mode.
+    add("_mlir_memref_to_llvm_alloc", (void *)&tessera_rt_alloc);
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        (void *)&tessera_rt_aligned_alloc);
+    add("_mlir_memref_to_llvm_free", (void *)&tessera_rt_free);
+    // Strided copies (memref.copy of non-contiguous buffers).
+    add("memrefCopy", (void *)&memrefCopy);
+    return map;
+  });
+  compiled.engine->initialize();
+  auto function =
+      compiled.engine->lookupPacked(("_mlir_ciface_" + entryName).str());
+  if (!function)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(function.takeError()));
+  compiled.function = *function;
+  compiled.results.assign(results.begin(), results.end());
+  compiled.layouts = std::move(layouts);
+  return std::move(compiled);
+}
+
+llvm::Error mlir::tessera::exec::emitModule(ModuleOp module, EmitKind kind,
+                                            llvm::raw_pwrite_stream &os,
+                                            const CompileOptions &options) {
+  if (kind == EmitKind::Mlir) {
+    module.print(os);
+    return llvm::Error::success();
+  }
+  if (llvm::Error error = checkOptLevel(options))
+    return error;
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return makeError("translation to LLVM IR failed");
+  auto machine = createHostTargetMachine(options.optLevel);
+  if (!machine)
+    return machine.takeError();
+  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
+                                                  machine->get());
+  if (llvm::Error err = makeOptimizingTransformer(
+          options.optLevel, 0, machine->get())(llvmModule.get()))
+    return makeError("LLVM optimization failed: " +
+                     llvm::toString(std::move(err)));
+  if (kind == EmitKind::Llvm) {
+    llvmModule->print(os, nullptr);
+    return llvm::Error::success();
+  }
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return makeError("the host target cannot emit object files");
+  codegen.run(*llvmModule);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The single-device reference
+//===----------------------------------------------------------------------===//
+
+/// Removes from every sharding and axis list of `module` the sub-axes of
+/// the axes in `axes`, which the single-device reference shrinks to size 1
+/// (a sub-axis of an axis of size 1 does not exist, and sharding over it
+/// is the identity).
+static void dropSubAxesOf(ModuleOp module, const llvm::StringSet<> &axes) {
+  MLIRContext *ctx = module.getContext();
+  auto filter = [&](ArrayRef<spmd::AxisRefAttr> refs) {
+    SmallVector<spmd::AxisRefAttr> kept;
+    for (spmd::AxisRefAttr ref : refs)
+      if (!ref.getSubAxisInfo() || !axes.contains(ref.getName()))
+        kept.push_back(ref);
+    return kept;
+  };
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](spmd::TensorShardingAttr sharding) -> std::optional<Attribute> {
+        SmallVector<spmd::DimensionShardingAttr> dims;
+        for (spmd::DimensionShardingAttr dim : sharding.getDimShardings()) {
+          SmallVector<spmd::AxisRefAttr> kept = filter(dim.getAxes());
+          std::optional<int64_t> priority = dim.getPriority();
+          if (kept.empty() && dim.getIsClosed())
+            priority = std::nullopt;
+          dims.push_back(spmd::DimensionShardingAttr::get(
+              ctx, kept, dim.getIsClosed(), priority));
+        }
+        SmallVector<spmd::AxisRefAttr> unreduced =
+            filter(sharding.getUnreducedAxes());
+        return spmd::TensorShardingAttr::get(
+            ctx, sharding.getMeshOrRef(), dims,
+            filter(sharding.getReplicatedAxes()), unreduced,
+            sharding.getUnreducedKind());
+      });
+  replacer.addReplacement(
+      [&](spmd::AxisRefListAttr list) -> std::optional<Attribute> {
+        return spmd::AxisRefListAttr::get(ctx, filter(list.getValue()));
+      });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/false);
+}
+
+OwningOpRef<ModuleOp>
+mlir::tessera::exec::buildReferenceModule(const Program &program,
+                                          MeshInfo &mesh) {
+  llvm::StringSet<> manual;
+  (*program.module)->walk([&](spmd::ManualComputationOp op) {
+    for (StringAttr name : op.getManualAxes().getValue())
+      manual.insert(name.getValue());
+  });
+  mesh = program.mesh;
+  for (size_t i = 0; i < mesh.names.size(); ++i)
+    if (!manual.contains(mesh.names[i]))
+      mesh.sizes[i] = 1;
+  mesh.deviceIds.clear();
+  OwningOpRef<ModuleOp> reference = cast<ModuleOp>((*program.module)->clone());
+  setMesh(*reference, mesh);
+  llvm::StringSet<> shrunk;
+  for (size_t i = 0; i < mesh.names.size(); ++i)
+    if (mesh.sizes[i] == 1)
+      shrunk.insert(mesh.names[i]);
+  dropSubAxesOf(*reference, shrunk);
+  return reference;
+}

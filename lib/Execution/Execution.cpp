@@ -1,0 +1,313 @@
+//===- Execution.cpp - compile and run a program on the mesh --------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Execution/Execution.h"
+
+#include "tessera/Execution/Report.h"
+#include "tessera/Runtime/Kernel.h"
+#include "tessera/Runtime/Mesh.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::tessera;
+using namespace mlir::tessera::exec;
+using ::tessera::rt::DType;
+using ::tessera::rt::HostArray;
+namespace rt = ::tessera::rt;
+
+llvm::Error mlir::tessera::exec::validateRunOptions(const RunOptions &options) {
+  if (options.backend == "mpi")
+    return makeError("--backend=mpi is not supported yet: this build runs the "
+                     "emulated mesh in one process (--backend=threads)");
+  if (options.backend != "threads")
+    return makeError("unknown --backend '" + options.backend +
+                     "' (expected threads or mpi)");
+  if (!options.emit.empty() && options.emit != "mlir" &&
+      options.emit != "llvm" && options.emit != "obj")
+    return makeError("unknown --emit '" + options.emit +
+                     "' (expected mlir, llvm or obj)");
+  if (options.repeat < 1)
+    return makeError("--repeat must be at least 1");
+  if (options.compile.optLevel > 3)
+    return makeError("--opt-level must be 0, 1, 2 or 3, got '" +
+                     llvm::Twine(options.compile.optLevel) + "'");
+  return llvm::Error::success();
+}
+
+/// The shapes of `arrays`.
+static std::vector<std::vector<int64_t>>
+getShapes(llvm::ArrayRef<HostArray> arrays) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const HostArray &array : arrays)
+    shapes.push_back(array.getShape());
+  return shapes;
+}
+
+/// The entry's results after the global-view passes (specialized shapes).
+static std::vector<ValueInfo> getResults(ModuleOp module,
+                                         const Program &program) {
+  auto entry = module.lookupSymbol<func::FuncOp>(program.entryName);
+  std::vector<ValueInfo> results;
+  for (auto [type, original] :
+       llvm::zip(entry.getResultTypes(), program.results))
+    results.push_back({cast<RankedTensorType>(type), original.dtype});
+  return results;
+}
+
+/// Writes the lowered module as `--emit` asks.
+static llvm::Error emit(ModuleOp module, const RunOptions &options) {
+  std::string error;
+  auto output = openOutputFile(options.emitFile, &error);
+  if (!output)
+    return makeError(error);
+  EmitKind kind = options.emit == "mlir"   ? EmitKind::Mlir
+                  : options.emit == "llvm" ? EmitKind::Llvm
+                                           : EmitKind::Object;
+  if (llvm::Error err = emitModule(module, kind, output->os(), options.compile))
+    return err;
+  output->keep();
+  return llvm::Error::success();
+}
+
+static void printStats(const rt::Mesh &mesh, bool timing) {
+  // With --timing, the time each device spent in collectives in the last
+  // run (waiting and copying), and the part of it after all members of each
+  // call had arrived (copying).
+  std::printf("stats: %-6s %12s %12s %14s%s\n", "device", "peak memory",
+              "collectives", "bytes sent",
+              timing ? "  collective time        data time" : "");
+  for (int64_t d = 0; d < mesh.numDevices(); ++d) {
+    rt::DeviceStats s = mesh.stats(d);
+    std::printf("stats: %-6lld %12s %12lld %14s", static_cast<long long>(d),
+                formatBytes(s.peakBytes).c_str(),
+                static_cast<long long>(s.collectiveCalls),
+                formatBytes(s.collectiveBytes).c_str());
+    if (timing)
+      std::printf(" %13.3f ms %13.3f ms", s.collectiveSeconds * 1e3,
+                  s.collectiveDataSeconds * 1e3);
+    std::printf("\n");
+  }
+  printKernelStats(rt::getKernelCallRecords());
+}
+
+static void printTiming(double compileSeconds, std::vector<double> seconds) {
+  std::vector<double> ms;
+  for (double s : seconds)
+    ms.push_back(s * 1e3);
+  std::sort(ms.begin(), ms.end());
+  double median = ms.size() % 2
+                      ? ms[ms.size() / 2]
+                      : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  std::printf("compile: %.1f ms\n", compileSeconds * 1e3);
+  std::printf("run: median %.3f ms, min %.3f ms, max %.3f ms over %zu runs\n",
+              median, ms.front(), ms.back(), ms.size());
+}
+
+static llvm::Error writeResults(const std::string &dir,
+                                llvm::ArrayRef<HostArray> results) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return makeError("cannot create '" + dir + "': " + ec.message());
+  for (size_t i = 0; i < results.size(); ++i) {
+    llvm::SmallString<128> path(dir);
+    llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
+    std::string error;
+    if (!rt::writeNpy(path.str().str(), results[i], error))
+      return makeError(error);
+  }
+  return llvm::Error::success();
+}
+
+/// Creates the emulated mesh for `info`.
+static llvm::Expected<std::unique_ptr<rt::Mesh>>
+createMesh(const MeshInfo &info, const RunOptions &options,
+           llvm::StringRef what) {
+  rt::MeshSpec spec{info.names, info.sizes, info.deviceIds};
+  std::string error;
+  std::unique_ptr<rt::Mesh> mesh = rt::Mesh::create(spec, error);
+  if (!mesh)
+    return makeError("cannot create " + what + ": " + error);
+  if (options.watchdogSeconds >= 0)
+    mesh->setWatchdogTimeout(options.watchdogSeconds);
+  return std::move(mesh);
+}
+
+/// Compiles and runs the single-device reference of `program` on `inputs`.
+static llvm::Expected<std::vector<HostArray>>
+runReference(const Program &program, llvm::ArrayRef<HostArray> inputs,
+             const RunOptions &options) {
+  MeshInfo single;
+  OwningOpRef<ModuleOp> reference = buildReferenceModule(program, single);
+  CompileOptions compile = options.compile;
+  // With kernel.calls, the reference runs them in interpret mode.
+  if (program.hasKernelCalls())
+    compile.kernelMode = "interpret";
+  auto cannotBuild = [](llvm::Error error) {
+    llvm::consumeError(std::move(error));
+    return makeError("cannot build the single-device reference (see the "
+                     "errors above)");
+  };
+  if (failed(verify(*reference)))
+    return cannotBuild(makeReportedError());
+  if (llvm::Error error = prepareGlobalView(*reference, program.entryName,
+                                            getShapes(inputs)))
+    return cannotBuild(std::move(error));
+  std::vector<ValueInfo> results = getResults(*reference, program);
+  llvm::Expected<EntryLayouts> layouts =
+      lowerToDevice(*reference, program.entryName, compile);
+  if (!layouts)
+    return cannotBuild(layouts.takeError());
+  llvm::Expected<CompiledProgram> compiled = jitCompile(
+      *reference, program.entryName, results, std::move(*layouts), compile);
+  if (!compiled)
+    return compiled.takeError();
+  auto mesh = createMesh(single, options, "the reference mesh");
+  if (!mesh)
+    return mesh.takeError();
+  llvm::Expected<RunResult> run =
+      runOnMesh(**mesh, *compiled, inputs, 1, /*traceLast=*/false);
+  if (!run)
+    return run.takeError();
+  return gatherResults(*run, compiled->layouts, **mesh);
+}
+
+llvm::Error mlir::tessera::exec::runProgram(Program &program,
+                                            const RunOptions &options) {
+  if (llvm::Error error = validateRunOptions(options))
+    return error;
+  if (!options.meshSizes.empty())
+    if (llvm::Error error = overrideMeshSizes(program, options.meshSizes))
+      return error;
+  llvm::Expected<std::vector<HostArray>> inputs =
+      loadInputs(program, options.inputs);
+  if (!inputs)
+    return inputs.takeError();
+
+  // The device program.
+  auto compileStart = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> device = cast<ModuleOp>((*program.module)->clone());
+  if (llvm::Error error =
+          prepareGlobalView(*device, program.entryName, getShapes(*inputs)))
+    return error;
+  std::vector<ValueInfo> results = getResults(*device, program);
+  // What --show-sharding draws: the shardings after inference and
+  // propagation, before the lowering drops them.
+  std::vector<ShardingView> views;
+  if (options.showSharding)
+    views = getShardingViews(*device, program);
+  llvm::Expected<EntryLayouts> layouts =
+      lowerToDevice(*device, program.entryName, options.compile);
+  if (!layouts)
+    return layouts.takeError();
+  if (!options.emit.empty())
+    return emit(*device, options);
+  llvm::Expected<CompiledProgram> compiled =
+      jitCompile(*device, program.entryName, results, std::move(*layouts),
+                 options.compile);
+  if (!compiled)
+    return compiled.takeError();
+  double compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - compileStart)
+                              .count();
+
+  std::string meshText = program.mesh.toString();
+  auto mesh = createMesh(program.mesh, options, "the mesh " + meshText);
+  if (!mesh)
+    return mesh.takeError();
+  rt::Mesh &emulated = **mesh;
+  std::printf("tessera-run: @%s on %s (%lld device%s)\n",
+              program.entryName.c_str(), meshText.c_str(),
+              static_cast<long long>(emulated.numDevices()),
+              emulated.numDevices() == 1 ? "" : "s");
+  llvm::Expected<RunResult> run = runOnMesh(
+      emulated, *compiled, *inputs, options.repeat, !options.trace.empty());
+  if (!run)
+    return run.takeError();
+  const EntryLayouts &entryLayouts = compiled->layouts;
+  llvm::Expected<std::vector<HostArray>> outputs =
+      gatherResults(*run, entryLayouts, emulated);
+  if (!outputs)
+    return outputs.takeError();
+
+  for (size_t i = 0; i < outputs->size(); ++i)
+    printSummary("result" + std::to_string(i), (*outputs)[i],
+                 options.printResults);
+  if (!options.outputDir.empty())
+    if (llvm::Error error = writeResults(options.outputDir, *outputs))
+      return error;
+
+  if (options.showSharding) {
+    size_t numArgs = program.args.size();
+    if (entryLayouts.perDevice) {
+      std::printf("sharding (the partitioned program: each device gets and "
+                  "returns exactly its blocks):\n");
+      for (size_t i = 0; i < views.size(); ++i) {
+        bool isArg = i < numArgs;
+        size_t k = isArg ? i : i - numArgs;
+        views[i].layout =
+            isArg ? entryLayouts.args[k] : entryLayouts.results[k];
+        views[i].sharding =
+            isArg ? entryLayouts.argText[k] : entryLayouts.resultText[k];
+      }
+    } else {
+      std::printf("sharding (the entry's arguments and results are "
+                  "replicated: every device gets and returns whole "
+                  "arrays):\n");
+    }
+    for (size_t i = 0; i < views.size(); ++i) {
+      std::vector<std::vector<int64_t>> coords;
+      for (int64_t d = 0; d < emulated.numDevices(); ++d)
+        coords.push_back(coordinatesIn(views[i].layout, emulated, d));
+      std::vector<int64_t> shape = i < numArgs
+                                       ? (*inputs)[i].getShape()
+                                       : (*outputs)[i - numArgs].getShape();
+      printShardingGrid(views[i], shape, coords);
+    }
+  }
+  if (options.stats)
+    printStats(emulated, options.timing);
+  if (options.timing)
+    printTiming(compileSeconds, run->seconds);
+  std::string error;
+  if (!options.trace.empty() && !emulated.writeTrace(options.trace, error))
+    return makeError(error);
+  if (!options.check)
+    return llvm::Error::success();
+
+  llvm::Expected<std::vector<HostArray>> expected =
+      runReference(program, *inputs, options);
+  if (!expected)
+    return expected.takeError();
+  int mismatches = 0;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    DType dtype = (*outputs)[i].getDType();
+    double rtol = options.rtol >= 0 ? options.rtol : getDefaultTolerance(dtype);
+    double atol = options.atol >= 0 ? options.atol : getDefaultTolerance(dtype);
+    if (!compareArrays("result" + std::to_string(i), (*outputs)[i],
+                       (*expected)[i], rtol, atol))
+      ++mismatches;
+  }
+  if (mismatches) {
+    std::printf("check: FAILED: %d of %zu results differ from the "
+                "single-device reference\n",
+                mismatches, outputs->size());
+    return makeReportedError();
+  }
+  std::printf("check: all %zu results match the single-device reference%s\n",
+              outputs->size(),
+              program.hasKernelCalls() ? " (kernels in interpret mode)" : "");
+  return llvm::Error::success();
+}

@@ -1,0 +1,471 @@
+//===- Run.cpp - inputs, the emulated mesh, results -----------------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Execution/Run.h"
+
+#include "tessera/Runtime/Kernel.h"
+#include "tessera/Runtime/Mesh.h"
+#include "tessera/Runtime/Runtime.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::tessera;
+using namespace mlir::tessera::exec;
+using ::tessera::rt::DType;
+using ::tessera::rt::HostArray;
+using ::tessera::rt::ShardLayout;
+namespace rt = ::tessera::rt;
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Resolves an argument reference: an index or a source name.
+static std::optional<size_t> findArg(StringRef ref, ArrayRef<ArgInfo> args) {
+  size_t index;
+  if (!ref.getAsInteger(10, index))
+    return index < args.size() ? std::optional<size_t>(index) : std::nullopt;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].name == ref.ltrim('%'))
+      return i;
+  return std::nullopt;
+}
+
+static std::string describeArgs(ArrayRef<ArgInfo> args) {
+  std::string text;
+  for (size_t i = 0; i < args.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(i) +
+            (args[i].name.empty() ? "" : " (%" + args[i].name + ")");
+  return args.empty() ? "the entry has no arguments" : "arguments: " + text;
+}
+
+/// splitmix64.
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+HostArray mlir::tessera::exec::makeRandomArray(DType dtype,
+                                               std::vector<int64_t> shape,
+                                               uint64_t seed, size_t index) {
+  HostArray array(dtype, std::move(shape));
+  uint64_t state = mix(seed * 0x100000001b3ull + index);
+  for (int64_t i = 0, n = array.getNumElements(); i < n; ++i) {
+    state = mix(state);
+    double unit = static_cast<double>(state >> 11) * 0x1.0p-53;
+    double value;
+    switch (dtype) {
+    case DType::F32:
+    case DType::F64:
+    case DType::F16:
+    case DType::BF16:
+      value = unit * 2 - 1;
+      break;
+    case DType::I1:
+      value = (state >> 63) & 1;
+      break;
+    case DType::U8:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64:
+      value = static_cast<double>(state % 17);
+      break;
+    default:
+      value = static_cast<double>(static_cast<int64_t>(state % 17) - 8);
+      break;
+    }
+    array.setFromDouble(i, value);
+  }
+  return array;
+}
+
+static LogicalResult parseShape(StringRef text, std::vector<int64_t> &shape) {
+  shape.clear();
+  if (text.trim().empty())
+    return success(); // Rank 0.
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
+  for (StringRef part : parts) {
+    int64_t d;
+    if (part.trim().getAsInteger(10, d) || d < 0)
+      return failure();
+    shape.push_back(d);
+  }
+  return success();
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// Whether `shape` fits `type` (its static dimensions equal).
+static bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type) {
+  if (static_cast<int64_t>(shape.size()) != type.getRank())
+    return false;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d) && type.getDimSize(d) != shape[d])
+      return false;
+  return true;
+}
+
+llvm::Expected<std::vector<HostArray>>
+mlir::tessera::exec::loadInputs(const Program &program,
+                                const InputOptions &options) {
+  ArrayRef<ArgInfo> args = program.args;
+  std::vector<std::optional<HostArray>> loaded(args.size());
+  for (const std::string &item : options.files) {
+    auto [ref, path] = StringRef(item).split('=');
+    if (path.empty())
+      return makeError("bad --input '" + item +
+                       "': expected NAME_OR_INDEX=path.npy");
+    std::optional<size_t> index = findArg(ref, args);
+    if (!index)
+      return makeError("--input names argument '" + ref +
+                       "', which the entry does not have (" +
+                       describeArgs(args) + ")");
+    HostArray array;
+    std::string error;
+    if (!rt::readNpy(path.str(), array, error))
+      return makeError(error);
+    const ArgInfo &arg = args[*index];
+    if (array.getDType() != arg.dtype)
+      return makeError(path + ": dtype " + rt::getDTypeName(array.getDType()) +
+                       " does not match argument " + std::to_string(*index) +
+                       " of type " + typeToString(arg.type) + " (" +
+                       rt::getDTypeName(arg.dtype) + ")");
+    if (!fitsType(array.getShape(), arg.type))
+      return makeError(path + ": shape " + shapeString(array.getShape()) +
+                       " does not match argument " + std::to_string(*index) +
+                       " of type " + typeToString(arg.type));
+    loaded[*index] = std::move(array);
+  }
+  std::vector<std::optional<std::vector<int64_t>>> shapes(args.size());
+  for (const std::string &item : options.shapes) {
+    auto [ref, text] = StringRef(item).split('=');
+    std::optional<size_t> index = findArg(ref, args);
+    std::vector<int64_t> shape;
+    if (!index || failed(parseShape(text, shape)))
+      return makeError("bad --input-shape '" + item + "' (" +
+                       describeArgs(args) + ")");
+    shapes[*index] = shape;
+  }
+  std::vector<HostArray> result;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (loaded[i]) {
+      result.push_back(std::move(*loaded[i]));
+      continue;
+    }
+    const ArgInfo &arg = args[i];
+    std::string label = program.describeArg(i);
+    if (!options.random)
+      return makeError("missing input for " + label + " of type " +
+                       typeToString(arg.type) + ": give --input " +
+                       std::to_string(i) + "=file.npy or --random-inputs");
+    std::vector<int64_t> shape(arg.type.getShape());
+    if (!arg.type.hasStaticShape()) {
+      if (!shapes[i])
+        return makeError(label + " has the dynamic type " +
+                         typeToString(arg.type) +
+                         ": give its shape with --input-shape " +
+                         std::to_string(i) + "=... or an --input file");
+      shape = *shapes[i];
+      if (!fitsType(shape, arg.type))
+        return makeError("--input-shape " + shapeString(shape) +
+                         " does not match " + label + " of type " +
+                         typeToString(arg.type));
+    }
+    result.push_back(makeRandomArray(arg.dtype, shape, options.seed, i));
+  }
+  return std::move(result);
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// A memref descriptor: allocated, aligned, offset, sizes, strides.
+static void appendDescriptor(std::vector<int64_t> &words, void *data,
+                             ArrayRef<int64_t> shape) {
+  words.push_back(reinterpret_cast<int64_t>(data));
+  words.push_back(reinterpret_cast<int64_t>(data));
+  words.push_back(0);
+  for (int64_t d : shape)
+    words.push_back(d);
+  int64_t stride = 1;
+  std::vector<int64_t> strides(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  for (int64_t s : strides)
+    words.push_back(s);
+}
+
+/// Copies a result out of its (possibly strided) descriptor at `words`.
+static HostArray readResult(const int64_t *words, size_t rank, DType dtype) {
+  std::vector<int64_t> shape(words + 3, words + 3 + rank);
+  const int64_t *strides = words + 3 + rank;
+  HostArray array(dtype, shape);
+  int64_t width = rt::getDTypeBytes(dtype);
+  const uint8_t *base =
+      reinterpret_cast<const uint8_t *>(words[1]) + words[2] * width;
+  int64_t n = array.getNumElements();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset += index[d] * strides[d];
+    std::memcpy(array.data() + i * width, base + offset * width, width);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return array;
+}
+
+std::vector<int64_t> mlir::tessera::exec::coordinatesIn(
+    const ShardLayout &layout, const rt::Mesh &mesh, int64_t device) {
+  if (layout.deviceIds.empty())
+    return mesh.coordinates(device);
+  const std::vector<int64_t> &sizes = mesh.spec().axisSizes;
+  int64_t rest =
+      llvm::find(layout.deviceIds, device) - layout.deviceIds.begin();
+  std::vector<int64_t> coords(sizes.size());
+  for (size_t a = sizes.size(); a-- > 0;) {
+    coords[a] = rest % sizes[a];
+    rest /= sizes[a];
+  }
+  return coords;
+}
+
+llvm::Expected<RunResult>
+mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
+                               ArrayRef<HostArray> inputs, unsigned repeat,
+                               bool traceLast) {
+  const EntryLayouts &layouts = compiled.layouts;
+  int64_t numDevices = mesh.numDevices();
+  RunResult result;
+  result.perDevice.resize(numDevices);
+  // The arrays each device gets.
+  std::vector<std::vector<HostArray>> blocks(numDevices);
+  std::vector<std::vector<const HostArray *>> deviceInputs(numDevices);
+  for (int64_t d = 0; d < numDevices; ++d) {
+    if (layouts.perDevice) {
+      for (size_t i = 0; i < inputs.size(); ++i)
+        blocks[d].push_back(
+            rt::extractBlock(inputs[i], layouts.args[i],
+                             coordinatesIn(layouts.args[i], mesh, d)));
+      for (const HostArray &block : blocks[d])
+        deviceInputs[d].push_back(&block);
+    } else {
+      for (const HostArray &input : inputs)
+        deviceInputs[d].push_back(&input);
+    }
+  }
+  size_t resultWords = 0;
+  for (const ValueInfo &r : compiled.results)
+    resultWords += 3 + 2 * r.type.getRank();
+  for (unsigned iteration = 0; iteration < repeat; ++iteration) {
+    bool last = iteration + 1 == repeat;
+    mesh.setTraceEnabled(last && traceLast);
+    mesh.resetStats();
+    rt::clearKernelCallRecords();
+    for (int64_t d = 0; d < numDevices; ++d)
+      for (const HostArray *input : deviceInputs[d])
+        mesh.accountBuffer(d, input->getNumBytes());
+    auto fn = [&](int64_t device) {
+      std::vector<int64_t> words;
+      std::vector<size_t> argOffsets;
+      for (const HostArray *input : deviceInputs[device]) {
+        argOffsets.push_back(words.size());
+        appendDescriptor(words, const_cast<uint8_t *>(input->data()),
+                         input->getShape());
+      }
+      std::vector<int64_t> resultBuffer(std::max<size_t>(1, resultWords));
+      std::vector<void *> pointers;
+      for (size_t offset : argOffsets)
+        pointers.push_back(words.data() + offset);
+      void *resultPointer = resultBuffer.data();
+      std::vector<void *> args;
+      if (!compiled.results.empty())
+        args.push_back(&resultPointer);
+      for (void *&p : pointers)
+        args.push_back(&p);
+      compiled.function(args.data());
+      // Every result is read (on the last run) before any buffer is freed:
+      // results may share one (a value returned twice).
+      std::vector<HostArray> outputs;
+      size_t offset = 0;
+      if (last)
+        for (const ValueInfo &r : compiled.results) {
+          outputs.push_back(readResult(resultBuffer.data() + offset,
+                                       r.type.getRank(), r.dtype));
+          offset += 3 + 2 * r.type.getRank();
+        }
+      std::vector<int64_t> freed;
+      offset = 0;
+      for (const ValueInfo &r : compiled.results) {
+        const int64_t *desc = resultBuffer.data() + offset;
+        offset += 3 + 2 * r.type.getRank();
+        int64_t allocated = desc[0];
+        bool isInput =
+            llvm::any_of(deviceInputs[device], [&](const HostArray *in) {
+              return reinterpret_cast<int64_t>(in->data()) == allocated;
+            });
+        // 0xdeadbeef marks a constant global's buffer.
+        if (allocated && allocated != 0xdeadbeef && !isInput &&
+            !llvm::is_contained(freed, allocated)) {
+          freed.push_back(allocated);
+          tessera_rt_free(reinterpret_cast<void *>(allocated));
+        }
+      }
+      if (last)
+        result.perDevice[device] = std::move(outputs);
+    };
+    std::string error;
+    auto start = std::chrono::steady_clock::now();
+    bool ok = mesh.run(fn, error);
+    auto end = std::chrono::steady_clock::now();
+    for (int64_t d = 0; d < numDevices; ++d)
+      for (const HostArray *input : deviceInputs[d])
+        mesh.releaseBuffer(d, input->getNumBytes());
+    if (!ok)
+      return makeError("the program failed on the emulated mesh: " + error);
+    result.seconds.push_back(
+        std::chrono::duration<double>(end - start).count());
+  }
+  return std::move(result);
+}
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+/// True if two devices' copies `a` and `b` of the block at `coords` of a
+/// result laid out by `layout` (global shape `global`) agree on every
+/// element of the result; the padding past its end may differ.
+static bool sameElements(const HostArray &a, const HostArray &b,
+                         const ShardLayout &layout,
+                         const std::vector<int64_t> &coords,
+                         const std::vector<int64_t> &global) {
+  if (a.getShape() != b.getShape())
+    return false;
+  const std::vector<int64_t> &local = a.getShape();
+  size_t rank = local.size();
+  std::vector<int64_t> extent(rank);
+  bool whole = true;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t origin = layout.getBlockIndex(d, coords) * local[d];
+    extent[d] = std::clamp<int64_t>(global[d] - origin, 0, local[d]);
+    if (extent[d] == 0)
+      return true;
+    whole &= extent[d] == local[d];
+  }
+  if (whole)
+    return std::memcmp(a.data(), b.data(), a.getNumBytes()) == 0;
+  // Row by row over the elements of the result.
+  int64_t width = rt::getDTypeBytes(a.getDType());
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset = offset * local[d] + index[d];
+    if (std::memcmp(a.data() + offset * width, b.data() + offset * width,
+                    extent[rank - 1] * width) != 0)
+      return false;
+    size_t d = rank - 1;
+    while (true) {
+      if (d == 0)
+        return true;
+      --d;
+      if (++index[d] < extent[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+llvm::Expected<std::vector<HostArray>>
+mlir::tessera::exec::gatherResults(const RunResult &run,
+                                   const EntryLayouts &layouts,
+                                   const rt::Mesh &mesh) {
+  size_t numResults = run.perDevice.front().size();
+  std::vector<HostArray> globals;
+  for (size_t r = 0; r < numResults; ++r) {
+    const HostArray &first = run.perDevice.front()[r];
+    if (!layouts.perDevice) {
+      globals.push_back(first);
+    } else {
+      const ShardLayout &layout = layouts.results[r];
+      std::vector<int64_t> shape = first.getShape();
+      for (size_t d = 0; d < shape.size(); ++d)
+        shape[d] = ShapedType::isDynamic(layouts.resultShapes[r][d])
+                       ? shape[d] * layout.getNumBlocks(d)
+                       : layouts.resultShapes[r][d];
+      globals.emplace_back(first.getDType(), shape);
+    }
+    HostArray &global = globals.back();
+    // The first device to hold each block, and the values it holds.
+    std::map<std::vector<int64_t>, int64_t> owner;
+    for (size_t device = 0; device < run.perDevice.size(); ++device) {
+      const HostArray &block = run.perDevice[device][r];
+      std::vector<int64_t> coords =
+          layouts.perDevice ? coordinatesIn(layouts.results[r], mesh, device)
+                            : mesh.coordinates(device);
+      std::vector<int64_t> key;
+      if (layouts.perDevice)
+        for (size_t d = 0; d < block.getShape().size(); ++d)
+          key.push_back(layouts.results[r].getBlockIndex(d, coords));
+      auto [it, inserted] = owner.try_emplace(key, device);
+      if (inserted) {
+        if (layouts.perDevice)
+          rt::insertBlock(global, block, layouts.results[r], coords);
+        continue;
+      }
+      const HostArray &held = run.perDevice[it->second][r];
+      bool same = layouts.perDevice
+                      ? sameElements(held, block, layouts.results[r], coords,
+                                     global.getShape())
+                      : held.getShape() == block.getShape() &&
+                            std::memcmp(held.data(), block.data(),
+                                        held.getNumBytes()) == 0;
+      if (!same)
+        return makeError(
+            "result " + std::to_string(r) + " differs between device " +
+            std::to_string(it->second) + " and device " +
+            std::to_string(device) +
+            ": a manual computation declares it replicated over a manual "
+            "axis (its out_shardings) but computes a value that varies "
+            "along it");
+    }
+  }
+  return std::move(globals);
+}
+
+double mlir::tessera::exec::getDefaultTolerance(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+    return 1e-10;
+  case DType::F32:
+    return 1e-4;
+  default:
+    return 1e-2;
+  }
+}

@@ -1,0 +1,221 @@
+//===- ExecutionTest.cpp - the execution library --------------------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Tests the execution library's stages on programs given as text: loading and
+// choosing the entry, pruning to the entry's call graph, and a sharded
+// program compiled, run on the emulated mesh and compared with its
+// single-device reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Execution/Execution.h"
+
+#include "tessera/Runtime/Mesh.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tessera::exec;
+using ::tessera::rt::DType;
+using ::tessera::rt::HostArray;
+
+namespace {
+
+/// A doubled, row-sharded input summed with its transpose-free copy through a
+/// private callee; `@unused` is reached by nothing.
+constexpr const char *kProgram = R"mlir(
+spmd.mesh @mesh = <["x"=4]>
+func.func @main(%a: tensor<8x4xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x4xi32> {
+  %0 = call @twice(%a) : (tensor<8x4xi32>) -> tensor<8x4xi32>
+  %1 = arith.addi %0, %a : tensor<8x4xi32>
+  return %1 : tensor<8x4xi32>
+}
+func.func private @twice(%a: tensor<8x4xi32>) -> tensor<8x4xi32> {
+  %0 = arith.addi %a, %a : tensor<8x4xi32>
+  return %0 : tensor<8x4xi32>
+}
+func.func @unused(%a: tensor<2xi32>) -> tensor<2xi32> {
+  return %a : tensor<2xi32>
+}
+)mlir";
+
+class ExecutionTest : public ::testing::Test {
+protected:
+  ExecutionTest() : context(makeRegistry()), handler(sourceMgr, &context) {
+    context.loadAllAvailableDialects();
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  }
+
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registerExecutionDialects(registry);
+    return registry;
+  }
+
+  llvm::Expected<Program> load(llvm::StringRef text, llvm::StringRef entry) {
+    return loadProgram(context, sourceMgr,
+                       llvm::MemoryBuffer::getMemBufferCopy(text, "test.mlir"),
+                       entry);
+  }
+
+  /// The message of `error`, consumed.
+  static std::string message(llvm::Error error) {
+    return llvm::toString(std::move(error));
+  }
+
+  MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler;
+};
+
+TEST_F(ExecutionTest, LoadsTheEntryItsArgumentsAndTheMesh) {
+  llvm::Expected<Program> program = load(kProgram, "main");
+  ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
+  EXPECT_EQ(program->entryName, "main");
+  ASSERT_EQ(program->args.size(), 1u);
+  EXPECT_EQ(program->args[0].name, "a");
+  EXPECT_EQ(program->args[0].dtype, DType::I32);
+  EXPECT_EQ(program->describeArg(0), "argument 0 (%a)");
+  EXPECT_EQ(program->mesh.toString(), "x=4");
+  EXPECT_EQ(program->mesh.getNumDevices(), 4);
+}
+
+TEST_F(ExecutionTest, AnUnknownEntryNamesTheFunctionsTheModuleDefines) {
+  llvm::Expected<Program> program = load(kProgram, "nope");
+  ASSERT_FALSE(static_cast<bool>(program));
+  EXPECT_EQ(message(program.takeError()),
+            "unknown entry function 'nope' (the module defines: main, twice, "
+            "unused)");
+}
+
+TEST_F(ExecutionTest, SeveralPublicFunctionsWithoutMainNeedAnEntry) {
+  llvm::Expected<Program> program =
+      load("func.func @f() { return }\nfunc.func @g() { return }", "");
+  ASSERT_FALSE(static_cast<bool>(program));
+  EXPECT_EQ(message(program.takeError()),
+            "the module has several public functions and none is named "
+            "'main': choose one with --entry");
+}
+
+TEST_F(ExecutionTest, MeshSizesAreOverriddenAndCheckedByName) {
+  llvm::Expected<Program> program = load(kProgram, "main");
+  ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
+  EXPECT_FALSE(static_cast<bool>(overrideMeshSizes(*program, "x=2")));
+  EXPECT_EQ(program->mesh.toString(), "x=2");
+  EXPECT_EQ(message(overrideMeshSizes(*program, "y=2")),
+            "--mesh names axis 'y', which the mesh does not have (its axes "
+            "are x)");
+  EXPECT_EQ(message(overrideMeshSizes(*program, "x=0")),
+            "bad --mesh item 'x=0': expected name=size with size >= 1");
+}
+
+TEST_F(ExecutionTest, PruningKeepsExactlyWhatTheEntryReaches) {
+  llvm::Expected<Program> program = load(kProgram, "main");
+  ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
+  ModuleOp module = *program->module;
+  pruneUnreachableFunctions(module, "main");
+  EXPECT_TRUE(module.lookupSymbol<func::FuncOp>("main"));
+  EXPECT_TRUE(module.lookupSymbol<func::FuncOp>("twice"));
+  EXPECT_FALSE(module.lookupSymbol<func::FuncOp>("unused"));
+  // The mesh is not a function: it stays.
+  EXPECT_TRUE(module.lookupSymbol("mesh"));
+}
+
+TEST_F(ExecutionTest, InputsAreCheckedAgainstTheEntry) {
+  llvm::Expected<Program> program = load(kProgram, "main");
+  ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
+  InputOptions inputs;
+  EXPECT_EQ(message(loadInputs(*program, inputs).takeError()),
+            "missing input for argument 0 (%a) of type tensor<8x4xi32>: give "
+            "--input 0=file.npy or --random-inputs");
+  inputs.files = {"b=x.npy"};
+  EXPECT_EQ(message(loadInputs(*program, inputs).takeError()),
+            "--input names argument 'b', which the entry does not have "
+            "(arguments: 0 (%a))");
+  inputs.files.clear();
+  inputs.random = true;
+  inputs.seed = 7;
+  auto generated = loadInputs(*program, inputs);
+  ASSERT_TRUE(static_cast<bool>(generated));
+  HostArray expected = makeRandomArray(DType::I32, {8, 4}, 7, 0);
+  ASSERT_EQ((*generated)[0].getNumBytes(), expected.getNumBytes());
+  EXPECT_EQ(std::memcmp((*generated)[0].data(), expected.data(),
+                        expected.getNumBytes()),
+            0);
+}
+
+/// The sharded program and its single-device reference, each compiled and
+/// run by the library's stages, give 3 * a.
+TEST_F(ExecutionTest, AShardedProgramRunsAndMatchesThreeTimesItsInput) {
+  llvm::Expected<Program> program = load(kProgram, "main");
+  ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
+  HostArray input = makeRandomArray(DType::I32, {8, 4}, 1, 0);
+  std::vector<HostArray> inputs = {input};
+  CompileOptions options;
+  options.optLevel = 1;
+
+  OwningOpRef<ModuleOp> device = cast<ModuleOp>((*program->module)->clone());
+  ASSERT_FALSE(static_cast<bool>(
+      prepareGlobalView(*device, "main", {input.getShape()})));
+  llvm::Expected<EntryLayouts> layouts =
+      lowerToDevice(*device, "main", options);
+  ASSERT_TRUE(static_cast<bool>(layouts)) << message(layouts.takeError());
+  EXPECT_TRUE(layouts->perDevice);
+  // Only what the entry reaches was compiled.
+  EXPECT_FALSE(device->lookupSymbol("unused"));
+  llvm::Expected<CompiledProgram> compiled = jitCompile(
+      *device, "main", program->results, std::move(*layouts), options);
+  ASSERT_TRUE(static_cast<bool>(compiled)) << message(compiled.takeError());
+
+  std::string error;
+  auto mesh = ::tessera::rt::Mesh::create({{"x"}, {4}, {}}, error);
+  ASSERT_TRUE(mesh) << error;
+  llvm::Expected<RunResult> run = runOnMesh(*mesh, *compiled, inputs, 1, false);
+  ASSERT_TRUE(static_cast<bool>(run)) << message(run.takeError());
+  ASSERT_EQ(run->perDevice.size(), 4u);
+  // Each device holds a (2, 4) block.
+  EXPECT_EQ(run->perDevice[0][0].getShape(), (std::vector<int64_t>{2, 4}));
+  auto results = gatherResults(*run, compiled->layouts, *mesh);
+  ASSERT_TRUE(static_cast<bool>(results)) << message(results.takeError());
+  const HostArray &result = (*results)[0];
+  ASSERT_EQ(result.getShape(), (std::vector<int64_t>{8, 4}));
+  for (int64_t i = 0; i < 32; ++i)
+    EXPECT_EQ(result.getAsDouble(i), 3 * input.getAsDouble(i)) << i;
+
+  // The reference runs on one device.
+  MeshInfo single;
+  OwningOpRef<ModuleOp> reference = buildReferenceModule(*program, single);
+  EXPECT_EQ(single.toString(), "x=1");
+  EXPECT_EQ(single.getNumDevices(), 1);
+}
+
+TEST_F(ExecutionTest, RunOptionsAreValidated) {
+  RunOptions options;
+  options.backend = "gpu";
+  EXPECT_EQ(message(validateRunOptions(options)),
+            "unknown --backend 'gpu' (expected threads or mpi)");
+  options.backend = "threads";
+  options.compile.optLevel = 4;
+  EXPECT_EQ(message(validateRunOptions(options)),
+            "--opt-level must be 0, 1, 2 or 3, got '4'");
+  options.compile.optLevel = 0;
+  options.repeat = 0;
+  EXPECT_EQ(message(validateRunOptions(options)),
+            "--repeat must be at least 1");
+}
+
+} // namespace
