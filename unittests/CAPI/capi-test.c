@@ -9,6 +9,7 @@
  * non-zero when a check in it fails.
  */
 
+#include "tessera-c/Execution.h"
 #include "tessera-c/Registration.h"
 #include "tessera-c/Spmd.h"
 #include "tessera-c/SymbolicShape.h"
@@ -267,10 +268,62 @@ static void testSymbolicShapes(void) {
   tesseraSymbolicScopeDestroy(exact);
 }
 
+static void testExecution(void) {
+  fprintf(stdout, "@execution\n");
+  // CHECK-LABEL: @execution
+  // A row-sharded doubling on four emulated devices, checked against the
+  // single-device reference.
+  const char *program =
+      "spmd.mesh @mesh = <[\"x\"=4]>\n"
+      "func.func @main(%a: tensor<8x2xi32> {spmd.sharding = "
+      "#spmd.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x2xi32> {\n"
+      "  %0 = arith.addi %a, %a : tensor<8x2xi32>\n"
+      "  return %0 : tensor<8x2xi32>\n"
+      "}\n";
+  TesseraRunOptions options = tesseraRunOptionsGetDefault();
+  CHECK(options.optLevel == 3 && !options.check && options.entry.data == NULL);
+  options.check = true;
+  options.optLevel = 1;
+  options.seed = 3;
+  fflush(stdout);
+  CHECK(mlirLogicalResultIsSuccess(tesseraRunProgram(
+      str(program), str("double.mlir"), &options, print, P("run: "))));
+  // CHECK: tessera-run: @main on x=4 (4 devices)
+  // CHECK: result0: i32[8,2] = [
+  // CHECK: check: all 1 results match the single-device reference
+
+  // A smaller mesh given by name.
+  options.meshSizes = str("x=2");
+  options.check = false;
+  CHECK(mlirLogicalResultIsSuccess(tesseraRunProgram(
+      str(program), str("double.mlir"), &options, print, P("run: "))));
+  // CHECK: tessera-run: @main on x=2 (2 devices)
+
+  // Errors reach the callback: an unknown entry, a mesh axis the module does
+  // not have, and a parse error with its location.
+  options = tesseraRunOptionsGetDefault();
+  options.entry = str("nope");
+  CHECK(mlirLogicalResultIsFailure(tesseraRunProgram(
+      str(program), str("double.mlir"), &options, print, P("run: "))));
+  // CHECK: run: error: unknown entry function 'nope' (the module defines: main)
+  options = tesseraRunOptionsGetDefault();
+  options.meshSizes = str("y=2");
+  CHECK(mlirLogicalResultIsFailure(tesseraRunProgram(
+      str(program), str("double.mlir"), &options,
+      print, P("run: "))));
+  // CHECK: run: error: --mesh names axis 'y', which the mesh does not have (its axes are x)
+  CHECK(mlirLogicalResultIsFailure(tesseraRunProgram(
+      str("func.func @main( {"), str("broken.mlir"), NULL, print,
+      P("run: "))));
+  // CHECK: run: broken.mlir:1:
+  // CHECK-SAME: error:
+}
+
 int main(void) {
   testRegistrationAndTypes();
   testMeshesAndShardings();
   testSymbolicShapes();
+  testExecution();
   fprintf(stdout, "failures: %d\n", failures);
   // CHECK: failures: 0
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
