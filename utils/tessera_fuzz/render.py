@@ -1,0 +1,262 @@
+"""Printing a program as MLIR text (the spmd, func, arith, math, linalg,
+tensor and scf dialects)."""
+
+from .ir import F32_UNARY, I32_UNARY, infer
+
+
+def ttype(shape, dtype):
+    return 'tensor<%s>' % 'x'.join([str(n) for n in shape] + [dtype])
+
+
+def render_axis(a):
+    name, pre, size = a
+    return '"%s"' % name if pre is None else '"%s":(%d)%d' % (name, pre, size)
+
+
+def render_sharding_body(s):
+    dims = []
+    for d in s['dims']:
+        items = [render_axis(a) for a in d['axes']]
+        if d['open']:
+            items.append('?')
+        txt = '{%s}' % ', '.join(items)
+        if d['prio'] is not None:
+            txt += 'p%d' % d['prio']
+        dims.append(txt)
+    txt = '@%s, [%s]' % ('other' if s.get('on_other') else 'mesh',
+                         ', '.join(dims))
+    if s['replicated']:
+        txt += ', replicated={%s}' % ', '.join('"%s"' % r for r in s['replicated'])
+    return txt
+
+
+def render_sharding(s):
+    return '#spmd.sharding<%s>' % render_sharding_body(s)
+
+
+def render_mesh(mesh):
+    txt = 'spmd.mesh @mesh = <[%s]' % ', '.join(
+        '"%s"=%d' % (n, s) for n, s in mesh['axes'])
+    if mesh['device_ids']:
+        txt += ', device_ids=[%s]' % ', '.join(map(str, mesh['device_ids']))
+    txt += '>'
+    if mesh.get('other_ids'):
+        txt += '\nspmd.mesh @other = <[%s], device_ids=[%s]>' % (
+            ', '.join('"%s"=%d' % (n, s) for n, s in mesh['axes']),
+            ', '.join(map(str, mesh['other_ids'])))
+    return txt
+
+
+def float_lit(c):
+    return repr(float(c))
+
+
+def render(prog, header=()):
+    env = infer(prog)
+    dt = prog['dtype']
+    lines = ['// ' + h for h in header]
+    lines.append(render_mesh(prog['mesh']))
+    args = []
+    for a in prog['args']:
+        t = '%%%s: %s' % (a['name'], ttype(a['shape'], dt))
+        if a['sharding']:
+            t += ' {spmd.sharding = %s}' % render_sharding(a['sharding'])
+        args.append(t)
+    res = []
+    for r, s in zip(prog['results'], prog['result_shardings']):
+        t = ttype(env[r], dt)
+        if s:
+            t += ' {spmd.sharding = %s}' % render_sharding(s)
+        res.append(t)
+    lines.append('func.func @main(%s) -> (%s) {' % (', '.join(args), ', '.join(res)))
+    render_block(prog['ops'], env, dt, lines, '  ')
+    lines.append('  return %s : %s' % (
+        ', '.join('%' + r for r in prog['results']),
+        ', '.join(ttype(env[r], dt) for r in prog['results'])))
+    lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+def render_block(ops, env, dt, lines, ind):
+    for op in ops:
+        render_op(op, env, dt, lines, ind)
+
+
+def render_op(op, env, dt, lines, ind):
+    n = op['name']
+    k = op['kind']
+    p = op['p']
+    T = ttype(env[n], dt)
+    ops = ['%' + o for o in op['operands']]
+    ots = [ttype(env[o], dt) for o in op['operands']]
+    attr = ''
+    if op.get('sharding'):
+        attr = ' {spmd.sharding = #spmd.sharding_per_value<[<%s>]>}' % \
+            render_sharding_body(op['sharding'])
+    emit = lambda s: lines.append(ind + s)
+    zero = '0.0 : f32' if dt == 'f32' else '0 : i32'
+    scalar = dt
+
+    def fill(init_lit):
+        emit('%%%s_e = tensor.empty() : %s' % (n, T))
+        emit('%%%s_z = arith.constant %s' % (n, init_lit))
+        emit('%%%s_f = linalg.fill ins(%%%s_z : %s) outs(%%%s_e : %s) -> %s'
+             % (n, n, scalar, n, T, T))
+        return '%%%s_f' % n
+
+    if k == 'unary':
+        name = (F32_UNARY if dt == 'f32' else I32_UNARY)[p['fn']]
+        emit('%%%s = %s %s%s : %s' % (n, name, ops[0], attr, T))
+    elif k == 'scale':
+        lit = float_lit(p['c']) if dt == 'f32' else str(int(p['c']))
+        emit('%%%s_c = arith.constant dense<%s> : %s' % (n, lit, T))
+        name = {('f32', 'mul'): 'arith.mulf', ('f32', 'add'): 'arith.addf',
+                ('i32', 'mul'): 'arith.muli', ('i32', 'add'): 'arith.addi'}[(dt, p['op'])]
+        emit('%%%s = %s %s, %%%s_c%s : %s' % (n, name, ops[0], n, attr, T))
+    elif k == 'binary':
+        emit('%%%s = arith.%s %s, %s%s : %s' % (n, p['fn'], ops[0], ops[1], attr, T))
+    elif k == 'broadcast':
+        emit('%%%s_e = tensor.empty() : %s' % (n, T))
+        emit('%%%s = linalg.broadcast ins(%s : %s) outs(%%%s_e : %s) dimensions = [%s]'
+             % (n, ops[0], ots[0], n, T, ', '.join(map(str, p['dims']))))
+    elif k == 'matmul':
+        f = fill(zero)
+        emit('%%%s = linalg.matmul ins(%s, %s : %s, %s) outs(%s : %s) -> %s'
+             % (n, ops[0], ops[1], ots[0], ots[1], f, T, T))
+    elif k == 'contract':
+        f = fill(zero)
+        ins, out = p['spec'].split('->')
+        ia, ib = ins.split(',')
+        loops = list(out) + [c for c in dict.fromkeys(ia + ib) if c not in out]
+        dims = ', '.join('d%d' % i for i in range(len(loops)))
+        amap = lambda letters: 'affine_map<(%s) -> (%s)>' % (
+            dims, ', '.join('d%d' % loops.index(c) for c in letters))
+        its = ', '.join('"parallel"' if c in out else '"reduction"' for c in loops)
+        emit('%%%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]}'
+             % (n, amap(ia), amap(ib), amap(out), its))
+        emit('    ins(%s, %s : %s, %s) outs(%s : %s) {' % (ops[0], ops[1], ots[0], ots[1], f, T))
+        emit('^bb0(%%x: %s, %%y: %s, %%acc: %s):' % (dt, dt, dt))
+        mul, add = ('arith.mulf', 'arith.addf') if dt == 'f32' else ('arith.muli', 'arith.addi')
+        emit('  %%m = %s %%x, %%y : %s' % (mul, dt))
+        emit('  %%s = %s %%acc, %%m : %s' % (add, dt))
+        emit('  linalg.yield %%s : %s' % dt)
+        emit('} -> %s' % T)
+    elif k == 'reduce':
+        if p['kind'] == 'add':
+            init = zero
+            comb = 'arith.addf' if dt == 'f32' else 'arith.addi'
+        else:
+            init = '0xFF800000 : f32' if dt == 'f32' else '-2147483648 : i32'
+            comb = 'arith.maximumf' if dt == 'f32' else 'arith.maxsi'
+        f = fill(init)
+        emit('%%%s = linalg.reduce ins(%s : %s) outs(%s : %s) dimensions = [%s]'
+             % (n, ops[0], ots[0], f, T, ', '.join(map(str, p['dims']))))
+        emit('  (%%in: %s, %%acc: %s) {' % (dt, dt))
+        emit('    %%r = %s %%in, %%acc : %s' % (comb, dt))
+        emit('    linalg.yield %%r : %s' % dt)
+        emit('  }')
+    elif k == 'collapse':
+        groups, i = [], 0
+        for g in p['groups']:
+            groups.append('[%s]' % ', '.join(str(j) for j in range(i, i + g)))
+            i += g
+        emit('%%%s = tensor.collapse_shape %s [%s] : %s into %s'
+             % (n, ops[0], ', '.join(groups), ots[0], T))
+    elif k == 'expand':
+        src = env[op['operands'][0]]
+        groups, j = [], 0
+        for i in range(len(src)):
+            if i == p['dim']:
+                groups.append('[%d, %d]' % (j, j + 1))
+                j += 2
+            else:
+                groups.append('[%d]' % j)
+                j += 1
+        emit('%%%s = tensor.expand_shape %s [%s] output_shape [%s] : %s into %s'
+             % (n, ops[0], ', '.join(groups), ', '.join(map(str, env[n])), ots[0], T))
+    elif k == 'transpose':
+        emit('%%%s_e = tensor.empty() : %s' % (n, T))
+        emit('%%%s = linalg.transpose ins(%s : %s) outs(%%%s_e : %s) permutation = [%s]'
+             % (n, ops[0], ots[0], n, T, ', '.join(map(str, p['perm']))))
+    elif k == 'slice':
+        emit('%%%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s'
+             % (n, ops[0], ', '.join(map(str, p['offsets'])), ', '.join(map(str, p['sizes'])),
+                ', '.join(map(str, p['strides'])), ots[0], T))
+    elif k == 'concat':
+        emit('%%%s = tensor.concat dim(%d) %s : (%s) -> %s'
+             % (n, p['dim'], ', '.join(ops), ', '.join(ots), T))
+    elif k == 'index_add':
+        # x + index(dim) * c: an index-dependent value (iota-like), whose
+        # partitioned form needs the device's global offset.
+        rank = len(env[n])
+        dims = ', '.join('d%d' % i for i in range(rank))
+        idm = 'affine_map<(%s) -> (%s)>' % (dims, dims)
+        emit('%%%s_e = tensor.empty() : %s' % (n, T))
+        emit('%%%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]}'
+             % (n, idm, idm, ', '.join(['"parallel"'] * rank)))
+        emit('    ins(%s : %s) outs(%%%s_e : %s) {' % (ops[0], ots[0], n, T))
+        emit('^bb0(%%in: %s, %%out: %s):' % (dt, dt))
+        emit('  %%i = linalg.index %d : index' % p['dim'])
+        emit('  %ii = arith.index_cast %i : index to i32')
+        if dt == 'f32':
+            emit('  %if = arith.sitofp %ii : i32 to f32')
+            emit('  %%c = arith.constant %s : f32' % float_lit(p['c']))
+            emit('  %m = arith.mulf %if, %c : f32')
+            emit('  %r = arith.addf %in, %m : f32')
+        else:
+            emit('  %%c = arith.constant %d : i32' % int(p['c']))
+            emit('  %m = arith.muli %ii, %c : i32')
+            emit('  %r = arith.addi %in, %m : i32')
+        emit('  linalg.yield %%r : %s' % dt)
+        emit('} -> %s' % T)
+    elif k == 'bgeneric':
+        # An elementwise generic whose second operand is broadcast.
+        rank = len(env[n])
+        dims = ', '.join('d%d' % i for i in range(rank))
+        idm = 'affine_map<(%s) -> (%s)>' % (dims, dims)
+        ym = 'affine_map<(%s) -> (%s)>' % (dims, ', '.join('d%d' % d for d in p['dims']))
+        emit('%%%s_e = tensor.empty() : %s' % (n, T))
+        emit('%%%s = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]}'
+             % (n, idm, ym, idm, ', '.join(['"parallel"'] * rank)))
+        emit('    ins(%s, %s : %s, %s) outs(%%%s_e : %s) {' % (ops[0], ops[1], ots[0], ots[1], n, T))
+        emit('^bb0(%%x: %s, %%y: %s, %%out: %s):' % (dt, dt, dt))
+        emit('  %%r = arith.%s %%x, %%y : %s' % (p['fn'], dt))
+        emit('  linalg.yield %%r : %s' % dt)
+        emit('} -> %s' % T)
+    elif k == 'pad':
+        lit = float_lit(p['c']) if dt == 'f32' else str(int(p['c']))
+        emit('%%%s_c = arith.constant %s : %s' % (n, lit, dt))
+        emit('%%%s = tensor.pad %s low[%s] high[%s] {' % (
+            n, ops[0], ', '.join(map(str, p['low'])), ', '.join(map(str, p['high']))))
+        emit('^bb0(%s):' % ', '.join('%%p%d: index' % i for i in range(len(env[n]))))
+        emit('  tensor.yield %%%s_c : %s' % (n, dt))
+        emit('} : %s to %s' % (ots[0], T))
+    elif k == 'constraint':
+        emit('%%%s = spmd.sharding_constraint %s <%s> : %s'
+             % (n, ops[0], render_sharding_body(p['sharding']), T))
+    elif k == 'for' and p.get('while'):
+        # The same loop as an scf.while counting its trips.
+        emit('%%%s_lo = arith.constant 0 : index' % n)
+        emit('%%%s_hi = arith.constant %d : index' % (n, p['trips']))
+        emit('%%%s_st = arith.constant 1 : index' % n)
+        emit('%%%s, %%%s_k = scf.while (%%%s_b = %s, %%%s_c = %%%s_lo) : (%s, index) -> (%s, index) {'
+             % (n, n, op['iter'], ops[0], n, n, T, T))
+        emit('  %%%s_p = arith.cmpi slt, %%%s_c, %%%s_hi : index' % (n, n, n))
+        emit('  scf.condition(%%%s_p) %%%s_b, %%%s_c : %s, index' % (n, op['iter'], n, T))
+        emit('} do {')
+        emit('^bb0(%%%s: %s, %%%s_iv: index):' % (op['iter'], T, n))
+        render_block(op['body'], env, dt, lines, ind + '  ')
+        emit('  %%%s_nx = arith.addi %%%s_iv, %%%s_st : index' % (n, n, n))
+        emit('  scf.yield %%%s, %%%s_nx : %s, index' % (op['yield'], n, T))
+        emit('}')
+    elif k == 'for':
+        emit('%%%s_lo = arith.constant 0 : index' % n)
+        emit('%%%s_hi = arith.constant %d : index' % (n, p['trips']))
+        emit('%%%s_st = arith.constant 1 : index' % n)
+        emit('%%%s = scf.for %%%s_iv = %%%s_lo to %%%s_hi step %%%s_st iter_args(%%%s = %s) -> (%s) {'
+             % (n, n, n, n, n, op['iter'], ops[0], T))
+        render_block(op['body'], env, dt, lines, ind + '  ')
+        emit('  scf.yield %%%s : %s' % (op['yield'], T))
+        emit('}')
+    else:
+        raise AssertionError(k)
