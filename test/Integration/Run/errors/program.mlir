@@ -7,6 +7,7 @@
 // RUN: not tessera-run %s --entry f --random-inputs --backend=mpi 2>&1 | FileCheck %s --check-prefix=MPI
 // RUN: not tessera-run %s --entry f --random-inputs --emit=asm 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not tessera-run %s --entry f --random-inputs --repeat 0 2>&1 | FileCheck %s --check-prefix=REPEAT
+// RUN: not tessera-run %s --entry f --random-inputs --opt-level 4 2>&1 | FileCheck %s --check-prefix=OPT
 
 // ENTRY: tessera-run: error: unknown entry function 'nope' (the module defines: f, g, scalar, dynamic)
 // AMBIGUOUS: tessera-run: error: the module has several public functions and none is named 'main': choose one with --entry
@@ -16,6 +17,7 @@
 // MPI: tessera-run: error: --backend=mpi is not supported yet
 // EMIT: tessera-run: error: unknown --emit 'asm' (expected mlir, llvm or obj)
 // REPEAT: tessera-run: error: --repeat must be at least 1
+// OPT: tessera-run: error: --opt-level must be 0, 1, 2 or 3, got '4'
 func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
   return %a : tensor<2xf32>
 }
