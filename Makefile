@@ -71,6 +71,7 @@ docs: configure
 
 bench: build
 	$(MAKE) deps PACKAGES="$(PACKAGES) $(BENCH_PACKAGES)"
+	cmake --build $(BUILD) --target tessera-bench -j $(JOBS)
 	./bench/run.sh $(BUILD)
 
 # Builds everything with AddressSanitizer + UBSan and runs the whole suite.

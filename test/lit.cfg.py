@@ -6,6 +6,7 @@ import os
 import lit.formats
 import lit.util
 from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
 
 config.name = "Tessera"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
@@ -32,11 +33,17 @@ llvm_config.use_default_substitutions()
 
 # Tessera tools first, then FileCheck/not/count/split-file from LLVM 22.
 tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
-tools = ["tessera-opt", "tessera-poly", "tessera-run", "tessera-export",
-         "FileCheck", "not", "count", "split-file", "mlir-runner"]
+tools = ["tessera-opt", "tessera-poly", "FileCheck", "not", "count",
+         "split-file", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if lit.util.which(t, os.pathsep.join(tool_dirs))],
     tool_dirs)
+# The tests check behaviour, not speed: the code tessera-run compiles is
+# optimized at LLVM's -O1 (results do not depend on the level; a test may
+# still ask for another with its own --opt-level, which comes later and
+# wins).
+llvm_config.add_tool_substitutions(
+    [ToolSubst("tessera-run", extra_args=["--opt-level=1"])], tool_dirs)
 llvm_config.with_environment("PATH", config.tessera_tools_dir,
                              append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

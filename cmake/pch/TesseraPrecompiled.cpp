@@ -1,0 +1,1 @@
+// The translation unit that builds cmake/pch/TesseraPrecompiled.h.
