@@ -27,14 +27,14 @@ func.func @predict(
   // Layer 2, row-parallel: both operands are sharded over "model" on the
   // contracting dimension, so each device holds a partial sum: the result
   // is unreduced over "model" (JAX: out_sharding=P('data', None,
-  // unreduced={'model'})), and so is the zero it accumulates into.
+  // unreduced={'model'}): spmd.out_sharding), as is its zero accumulator.
   %e2 = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}]>]>} : tensor<16x10xf32>
   %i2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x10xf32>)
                     {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}], unreduced={"model"}>]>}
                     -> tensor<16x10xf32>
   %z2 = linalg.matmul ins(%z1, %w2 : tensor<16x256xf32>, tensor<256x10xf32>)
                       outs(%i2 : tensor<16x10xf32>)
-                      {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"data"}, {}], unreduced={"model"}>]>}
+                      {spmd.out_sharding = #spmd.sharding<@mesh, [{"data"}, {}], unreduced={"model"}>}
                       -> tensor<16x10xf32>
 
   // jax.reshard to P('data', None) sums the partial results (an all-reduce

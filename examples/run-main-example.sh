@@ -2,9 +2,9 @@
 # Runs Tessera's main example: the two-layer MLP with data and tensor
 # parallelism, compiled and run on an emulated 4x2 mesh and checked against
 # a single-device run (tessera-run --check --show-sharding --stats); then
-# the explicit-mode MLP parsed, verified and typed (`jax.typeof` of every
-# value with `tessera-opt --spmd-print-types`), and a shape-polymorphic
-# function: its symbolic types and its specialization.
+# the explicit-mode MLP run and checked the same way and typed (`jax.typeof`
+# of every value with `tessera-opt --spmd-print-types`), and a
+# shape-polymorphic function: its symbolic types and its specialization.
 set -euo pipefail
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +17,9 @@ echo "   (tessera-run --random-inputs --check --show-sharding --stats)"
 "$RUN" "$HERE/run/mlp.mlir" --random-inputs --seed 0 --check --show-sharding --stats
 echo
 
-echo "== examples/mlp.mlir: parsed and verified global-view program"
-"$OPT" "$EXAMPLE"
+echo "== examples/mlp.mlir: the explicit-mode MLP, typed by spmd-infer-explicit"
+echo "   and run on the emulated 4x2 mesh (tessera-run --random-inputs --check)"
+"$RUN" "$EXAMPLE" --random-inputs --seed 0 --check
 
 # Prints the JAX-style type of every value of <file> as a table: runs
 # `tessera-opt <passes> --spmd-print-types`, whose remarks read

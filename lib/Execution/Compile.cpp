@@ -153,6 +153,49 @@ static ShardLayout getLayout(spmd::TensorShardingAttr sharding,
   return layout;
 }
 
+bool UnreducedLayout::isFirstOfGroup(const std::vector<int64_t> &coords) const {
+  for (const ::tessera::rt::AxisPart &part : parts)
+    if ((coords[part.axis] / part.pre) % part.size != 0)
+      return false;
+  return true;
+}
+
+std::vector<int64_t>
+UnreducedLayout::getFirstOfGroup(std::vector<int64_t> coords) const {
+  for (const ::tessera::rt::AxisPart &part : parts)
+    coords[part.axis] -= ((coords[part.axis] / part.pre) % part.size) * part.pre;
+  return coords;
+}
+
+/// The axes `sharding` leaves unreduced, as parts of `mesh`'s axes.
+static UnreducedLayout getUnreducedLayout(spmd::TensorShardingAttr sharding,
+                                          spmd::MeshAttr mesh) {
+  UnreducedLayout layout;
+  if (!sharding || !mesh)
+    return layout;
+  for (spmd::AxisRefAttr axis : sharding.getUnreducedAxes())
+    if (std::optional<unsigned> index = mesh.getAxisIndex(axis.getName())) {
+      int64_t size = axis.getSize(mesh);
+      int64_t minor =
+          axis.getSubAxisInfo()
+              ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
+              : 1;
+      layout.parts.push_back({static_cast<int64_t>(*index), minor, size});
+    }
+  switch (sharding.getUnreducedKind()) {
+  case spmd::ReductionKind::Max:
+    layout.kind = UnreducedLayout::Kind::Max;
+    break;
+  case spmd::ReductionKind::Min:
+    layout.kind = UnreducedLayout::Kind::Min;
+    break;
+  case spmd::ReductionKind::Sum:
+    layout.kind = UnreducedLayout::Kind::Sum;
+    break;
+  }
+  return layout;
+}
+
 static std::string attrToString(Attribute attr) {
   if (!attr)
     return "replicated";
@@ -249,17 +292,21 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
     layouts.perDevice = true;
     auto addAll = [&](Attribute shardings, ArrayRef<int64_t> ranks,
                       std::vector<ShardLayout> &out,
+                      std::vector<UnreducedLayout> &unreduced,
                       std::vector<std::string> &text) {
       for (auto [sharding, rank] : llvm::zip(
                cast<spmd::TensorShardingPerValueAttr>(shardings).getShardings(),
                ranks)) {
-        out.push_back(
-            getLayout(sharding, sharding.getMesh(entry, &symbols), rank));
+        spmd::MeshAttr mesh = sharding.getMesh(entry, &symbols);
+        out.push_back(getLayout(sharding, mesh, rank));
+        unreduced.push_back(getUnreducedLayout(sharding, mesh));
         text.push_back(attrToString(sharding));
       }
     };
-    addAll(attr[0], argRanks, layouts.args, layouts.argText);
-    addAll(attr[1], resultRanks, layouts.results, layouts.resultText);
+    addAll(attr[0], argRanks, layouts.args, layouts.argUnreduced,
+           layouts.argText);
+    addAll(attr[1], resultRanks, layouts.results, layouts.resultUnreduced,
+           layouts.resultText);
   }
   // The global interface has been read; the per-device program no longer
   // refers to the meshes through it.

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::tessera;
@@ -268,10 +269,20 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
   std::vector<std::vector<const HostArray *>> deviceInputs(numDevices);
   for (int64_t d = 0; d < numDevices; ++d) {
     if (layouts.perDevice) {
-      for (size_t i = 0; i < inputs.size(); ++i)
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        std::vector<int64_t> coords = coordinatesIn(layouts.args[i], mesh, d);
         blocks[d].push_back(
-            rt::extractBlock(inputs[i], layouts.args[i],
-                             coordinatesIn(layouts.args[i], mesh, d)));
+            rt::extractBlock(inputs[i], layouts.args[i], coords));
+        // An unreduced sum is placed as JAX places it: the first device of
+        // each group holds the value, the others zeros, so the partial
+        // values sum to it. Max and min partials may all hold it.
+        const UnreducedLayout &unreduced = layouts.argUnreduced[i];
+        if (!unreduced.empty() &&
+            unreduced.kind == UnreducedLayout::Kind::Sum &&
+            !unreduced.isFirstOfGroup(coords))
+          std::memset(blocks[d].back().data(), 0,
+                      blocks[d].back().getNumBytes());
+      }
       for (const HostArray &block : blocks[d])
         deviceInputs[d].push_back(&block);
     } else {
@@ -402,6 +413,73 @@ static bool sameElements(const HostArray &a, const HostArray &b,
   }
 }
 
+/// `acc[i] = combine(acc[i], x[i])` for every element, in `T`.
+template <typename T>
+static void combineAs(HostArray &acc, const HostArray &x,
+                      UnreducedLayout::Kind kind) {
+  int64_t n = acc.getNumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    T a, b;
+    std::memcpy(&a, acc.data() + i * sizeof(T), sizeof(T));
+    std::memcpy(&b, x.data() + i * sizeof(T), sizeof(T));
+    switch (kind) {
+    case UnreducedLayout::Kind::Sum:
+      // Integers wrap as the devices' adds do.
+      if constexpr (std::is_integral_v<T>)
+        a = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
+                           static_cast<std::make_unsigned_t<T>>(b));
+      else
+        a = a + b;
+      break;
+    case UnreducedLayout::Kind::Max:
+      a = std::max(a, b);
+      break;
+    case UnreducedLayout::Kind::Min:
+      a = std::min(a, b);
+      break;
+    }
+    std::memcpy(acc.data() + i * sizeof(T), &a, sizeof(T));
+  }
+}
+
+/// Combines the partial value `x` into `acc` as `kind` says.
+static void combinePartials(HostArray &acc, const HostArray &x,
+                            UnreducedLayout::Kind kind) {
+  switch (acc.getDType()) {
+  case DType::F32:
+    return combineAs<float>(acc, x, kind);
+  case DType::F64:
+    return combineAs<double>(acc, x, kind);
+  case DType::I8:
+    return combineAs<int8_t>(acc, x, kind);
+  case DType::I16:
+    return combineAs<int16_t>(acc, x, kind);
+  case DType::I32:
+    return combineAs<int32_t>(acc, x, kind);
+  case DType::I64:
+    return combineAs<int64_t>(acc, x, kind);
+  case DType::U8:
+    return combineAs<uint8_t>(acc, x, kind);
+  case DType::U16:
+    return combineAs<uint16_t>(acc, x, kind);
+  case DType::U32:
+    return combineAs<uint32_t>(acc, x, kind);
+  case DType::U64:
+    return combineAs<uint64_t>(acc, x, kind);
+  default:
+    break;
+  }
+  // i1, f16 and bf16 through double (i1: a sum is an or).
+  for (int64_t i = 0, n = acc.getNumElements(); i < n; ++i) {
+    double a = acc.getAsDouble(i), b = x.getAsDouble(i);
+    double value = kind == UnreducedLayout::Kind::Max   ? std::max(a, b)
+                   : kind == UnreducedLayout::Kind::Min ? std::min(a, b)
+                   : acc.getDType() == DType::I1        ? double(a || b)
+                                                        : a + b;
+    acc.setFromDouble(i, value);
+  }
+}
+
 llvm::Expected<std::vector<HostArray>>
 mlir::tessera::exec::gatherResults(const RunResult &run,
                                    const EntryLayouts &layouts,
@@ -410,6 +488,9 @@ mlir::tessera::exec::gatherResults(const RunResult &run,
   std::vector<HostArray> globals;
   for (size_t r = 0; r < numResults; ++r) {
     const HostArray &first = run.perDevice.front()[r];
+    static const UnreducedLayout kReduced;
+    const UnreducedLayout &unreduced =
+        layouts.perDevice ? layouts.resultUnreduced[r] : kReduced;
     if (!layouts.perDevice) {
       globals.push_back(first);
     } else {
@@ -422,13 +503,33 @@ mlir::tessera::exec::gatherResults(const RunResult &run,
       globals.emplace_back(first.getDType(), shape);
     }
     HostArray &global = globals.back();
-    // The first device to hold each block, and the values it holds.
-    std::map<std::vector<int64_t>, int64_t> owner;
+    // Each device's block, its partial values combined over the device's
+    // unreduced group (the block of the group's first device), by the
+    // coordinates of that first device.
+    std::map<std::vector<int64_t>, HostArray> combined;
+    std::map<std::vector<int64_t>, int64_t> firstOfGroup;
+    std::vector<std::vector<int64_t>> groupOf(run.perDevice.size());
     for (size_t device = 0; device < run.perDevice.size(); ++device) {
-      const HostArray &block = run.perDevice[device][r];
       std::vector<int64_t> coords =
           layouts.perDevice ? coordinatesIn(layouts.results[r], mesh, device)
                             : mesh.coordinates(device);
+      groupOf[device] = unreduced.getFirstOfGroup(coords);
+      if (unreduced.empty())
+        continue;
+      const HostArray &block = run.perDevice[device][r];
+      auto [it, inserted] = combined.try_emplace(groupOf[device], block);
+      if (!inserted)
+        combinePartials(it->second, block, unreduced.kind);
+    }
+    auto valueOf = [&](size_t device) -> const HostArray & {
+      return unreduced.empty() ? run.perDevice[device][r]
+                               : combined.at(groupOf[device]);
+    };
+    // The first device to hold each block, and the values it holds.
+    std::map<std::vector<int64_t>, int64_t> owner;
+    for (size_t device = 0; device < run.perDevice.size(); ++device) {
+      const HostArray &block = valueOf(device);
+      const std::vector<int64_t> &coords = groupOf[device];
       std::vector<int64_t> key;
       if (layouts.perDevice)
         for (size_t d = 0; d < block.getShape().size(); ++d)
@@ -439,7 +540,7 @@ mlir::tessera::exec::gatherResults(const RunResult &run,
           rt::insertBlock(global, block, layouts.results[r], coords);
         continue;
       }
-      const HostArray &held = run.perDevice[it->second][r];
+      const HostArray &held = valueOf(it->second);
       bool same = layouts.perDevice
                       ? sameElements(held, block, layouts.results[r], coords,
                                      global.getShape())

@@ -46,6 +46,23 @@ struct CompileOptions {
   unsigned optLevel = 3;
 };
 
+/// The mesh axis parts a value is unreduced over (JAX's and Shardy's
+/// `unreduced`): the devices of a group along them hold partial values that
+/// combine into the value.
+struct UnreducedLayout {
+  enum class Kind { Sum, Max, Min };
+  /// Empty: the value is not unreduced.
+  std::vector<::tessera::rt::AxisPart> parts;
+  Kind kind = Kind::Sum;
+
+  bool empty() const { return parts.empty(); }
+  /// Whether the device at `coords` is the first of its group (its
+  /// coordinates along every part are 0).
+  bool isFirstOfGroup(const std::vector<int64_t> &coords) const;
+  /// `coords` moved to the first device of its group.
+  std::vector<int64_t> getFirstOfGroup(std::vector<int64_t> coords) const;
+};
+
 /// How the entry's inputs and results are laid out over the devices: with
 /// `perDevice` the partitioned entry takes and returns local blocks;
 /// otherwise (no argument or result is sharded) every device gets and
@@ -53,6 +70,9 @@ struct CompileOptions {
 struct EntryLayouts {
   bool perDevice = false;
   std::vector<::tessera::rt::ShardLayout> args, results;
+  /// The axes each argument and result is unreduced over (per-device entries
+  /// only).
+  std::vector<UnreducedLayout> argUnreduced, resultUnreduced;
   /// The shardings as written, for --show-sharding.
   std::vector<std::string> argText, resultText;
   /// The global shapes of the results (a dynamic dimension is -1: the blocks
