@@ -36,7 +36,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessera/Pipelines/Pipelines.h"
+#include "CpuTarget.h"
+
+#include "tessera/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -67,6 +69,9 @@
 #include <algorithm>
 
 namespace mlir::tessera {
+
+#define GEN_PASS_DEF_TESSERACPUCODEGENPASS
+#include "tessera/Pipelines/Passes.h.inc"
 
 namespace {
 
@@ -828,20 +833,14 @@ void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
 //===----------------------------------------------------------------------===//
 
 struct TesseraCpuCodegenPass
-    : public PassWrapper<TesseraCpuCodegenPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TesseraCpuCodegenPass)
+    : public impl::TesseraCpuCodegenPassBase<TesseraCpuCodegenPass> {
+  using TesseraCpuCodegenPassBase::TesseraCpuCodegenPassBase;
 
-  explicit TesseraCpuCodegenPass(const CpuTarget &target) : target(target) {}
-
-  StringRef getArgument() const override { return "tessera-cpu-codegen"; }
-  StringRef getDescription() const override {
-    return "Tile and vectorize linalg ops on tensors for a CPU";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect,
-                    bufferization::BufferizationDialect, linalg::LinalgDialect,
-                    scf::SCFDialect, tensor::TensorDialect,
-                    vector::VectorDialect>();
+  /// The target: the host's, with the properties the options set replaced.
+  LogicalResult initialize(MLIRContext *) override {
+    target = CpuTarget::getHost(vectorBits, vectorRegisters, l1CacheBytes,
+                                l2CacheBytes);
+    return success();
   }
 
   void runOnOperation() override {
@@ -907,9 +906,5 @@ struct TesseraCpuCodegenPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createTesseraCpuCodegenPass(const CpuTarget &target) {
-  return std::make_unique<TesseraCpuCodegenPass>(target);
-}
 
 } // namespace mlir::tessera

@@ -24,7 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessera/Pipelines/Pipelines.h"
+#include "tessera/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,6 +38,9 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tessera {
+
+#define GEN_PASS_DEF_TESSERACPULOWERVECTORSPASS
+#include "tessera/Pipelines/Passes.h.inc"
 
 namespace {
 
@@ -59,20 +62,7 @@ struct ExpandVectorAbsI : OpRewritePattern<math::AbsIOp> {
 };
 
 struct TesseraCpuLowerVectorsPass
-    : public PassWrapper<TesseraCpuLowerVectorsPass,
-                         OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TesseraCpuLowerVectorsPass)
-
-  StringRef getArgument() const override { return "tessera-cpu-lower-vectors"; }
-  StringRef getDescription() const override {
-    return "Lower tessera-cpu-codegen's vector ops to FMAs, 1-D transfers "
-           "and 1-D reductions";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, math::MathDialect,
-                    memref::MemRefDialect, vector::VectorDialect>();
-  }
-
+    : public impl::TesseraCpuLowerVectorsPassBase<TesseraCpuLowerVectorsPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
@@ -114,9 +104,5 @@ struct TesseraCpuLowerVectorsPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createTesseraCpuLowerVectorsPass() {
-  return std::make_unique<TesseraCpuLowerVectorsPass>();
-}
 
 } // namespace mlir::tessera

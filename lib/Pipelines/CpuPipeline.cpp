@@ -35,7 +35,7 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
   // Tiling and vectorization, on tensors.
   if (options.vectorize)
     pm.addNestedPass<func::FuncOp>(
-        createTesseraCpuCodegenPass(options.getTarget()));
+        createTesseraCpuCodegenPass(options.getCodegenOptions()));
 
   // Buffers: identity layouts at function boundaries (the calling
   // convention tessera-run and AOT users rely on), then deallocation.
@@ -91,15 +91,6 @@ void registerTesseraCpuPipeline() {
       "A per-device program on tensors to the LLVM dialect: comm ops to "
       "runtime calls, tiling and vectorization, bufferization, LLVM",
       buildTesseraCpuPipeline);
-  PassPipelineRegistration<TesseraCpuCodegenOptions>(
-      "tessera-cpu-codegen",
-      "Tile and vectorize the linalg ops of every function on tensors for a "
-      "CPU (the host unless the options say otherwise)",
-      [](OpPassManager &pm, const TesseraCpuCodegenOptions &options) {
-        pm.addNestedPass<func::FuncOp>(
-            createTesseraCpuCodegenPass(options.getTarget()));
-      });
-  registerPass([] { return createTesseraCpuLowerVectorsPass(); });
 }
 
 } // namespace mlir::tessera

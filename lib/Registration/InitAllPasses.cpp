@@ -24,5 +24,6 @@ void mlir::tessera::registerAllPasses() {
   poly::registerPolyPasses();
   kernel::registerKernelPasses();
   registerTesseraConversionPasses();
+  registerTesseraCpuPasses();
   registerTesseraCpuPipeline();
 }
