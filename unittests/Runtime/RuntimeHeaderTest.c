@@ -8,6 +8,7 @@
  * type (MeshTest.HeaderCompilesAsC calls this).
  */
 
+#include "tessera/Runtime/KernelABI.h"
 #include "tessera/Runtime/Runtime.h"
 
 #include <stddef.h>

@@ -7,7 +7,7 @@
 #ifndef TESSERA_CONVERSION_RUNTIMETYPES_H
 #define TESSERA_CONVERSION_RUNTIMETYPES_H
 
-#include "tessera/Runtime/HostArray.h"
+#include "tessera/Runtime/DType.h"
 
 #include "mlir/IR/Types.h"
 

@@ -14,29 +14,14 @@
 #ifndef TESSERA_RUNTIME_HOSTARRAY_H
 #define TESSERA_RUNTIME_HOSTARRAY_H
 
+#include "tessera/Runtime/DType.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace tessera::rt {
-
-/// Element types; the values are the C ABI's `TESSERA_RT_*` dtype codes.
-enum class DType : int32_t {
-  F32 = 0,
-  F64 = 1,
-  F16 = 2,
-  BF16 = 3,
-  I1 = 4,
-  I8 = 5,
-  I16 = 6,
-  I32 = 7,
-  I64 = 8,
-  U8 = 9,
-  U16 = 10,
-  U32 = 11,
-  U64 = 12,
-};
 
 /// Bytes per element.
 int64_t getDTypeBytes(DType dtype);

@@ -33,16 +33,6 @@ namespace mlir::tessera {
 #define GEN_PASS_DEF_CONVERTCOMMTORUNTIMEPASS
 #include "tessera/Conversion/Passes.h.inc"
 
-// The host-side dtypes are the C ABI's codes.
-static_assert(static_cast<int>(::tessera::rt::DType::F32) == TESSERA_RT_F32 &&
-                  static_cast<int>(::tessera::rt::DType::BF16) ==
-                      TESSERA_RT_BF16 &&
-                  static_cast<int>(::tessera::rt::DType::I1) == TESSERA_RT_I1 &&
-                  static_cast<int>(::tessera::rt::DType::I64) ==
-                      TESSERA_RT_I64 &&
-                  static_cast<int>(::tessera::rt::DType::U64) == TESSERA_RT_U64,
-              "tessera::rt::DType must use the TESSERA_RT_* codes");
-
 std::optional<::tessera::rt::DType> getRuntimeDType(Type type) {
   using ::tessera::rt::DType;
   if (type.isF32())

@@ -14,7 +14,7 @@
 // when a block does not change, leading parallel axes split across a
 // megacore's TensorCores. The kernel memory spaces are dropped from every
 // type, so the result is ordinary code for tessera-cpu. The runtime side is
-// tessera/Runtime/Kernel.h.
+// tessera/Runtime/KernelABI.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +22,7 @@
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
-#include "tessera/Runtime/Kernel.h"
+#include "tessera/Runtime/KernelABI.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -110,7 +110,7 @@ def KernelLowerInterpretPass
       semaphores counters in memory, `kernel.run_scoped` fresh
       (poisoned) buffers.
     - Run-time checks call `tessera_rt_kernel_error`
-      (`tessera/Runtime/Kernel.h`), which fails the run with Pallas's words
+      (`tessera/Runtime/KernelABI.h`), which fails the run with Pallas's words
       naming the kernel, the grid point and the operand, and the failing
       access is skipped: out-of-bounds block indices (`Out-of-bounds block
       index (2, 0) for input "args[0]" in iteration (2,): ...`),
