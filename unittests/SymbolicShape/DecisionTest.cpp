@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The vectors are JAX's (tests/shape_poly_test.py and reference A.7). Each
-// case states the JAX-exact result and, where Tessera's strong mode decides
-// more, the strong result.
+// The vectors are JAX's (tests/shape_poly_test.py, which tests the decision
+// procedure of jax/_src/export/shape_poly_decision.py). Each case states the
+// JAX-exact result and, where Tessera's strong mode decides more, the strong
+// result.
 //
 //===----------------------------------------------------------------------===//
 

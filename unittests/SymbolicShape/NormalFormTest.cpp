@@ -25,7 +25,8 @@ class PrintTest : public SymbolicShapeTest,
 
 TEST_P(PrintTest, NormalForm) {
   EXPECT_EQ(norm(GetParam().input), GetParam().expected);
-  // The printed form parses back to the same expression (A.4).
+  // The printed form parses back to the same expression (JAX's
+  // `_DimExpr.__str__` is a valid spec).
   EXPECT_TRUE(expr(GetParam().expected).isIdenticalTo(expr(GetParam().input)));
 }
 
@@ -235,7 +236,7 @@ INSTANTIATE_TEST_SUITE_P(
         ArithCase{"2*a", '*', "3*b", "6*a*b"}, ArithCase{"a", '*', "0", "0"},
         ArithCase{"a", '*', "1", "a"}, ArithCase{"a", '+', "0", "a"},
         ArithCase{"0", '-', "a", "- a"}, ArithCase{"a*b", '-', "b*a", "0"},
-        // divmod (A.5)
+        // divmod, with Python's semantics (JAX's `_DimExpr._divmod`)
         ArithCase{"3*a + 5", '/', "3", "a + 1"},
         ArithCase{"3*a + 5", '%', "3", "2"},
         ArithCase{"3*a - 2", '/', "3", "a - 1"},
@@ -262,7 +263,7 @@ INSTANTIATE_TEST_SUITE_P(
         ArithCase{"7", '/', "2", "3"}, ArithCase{"-7", '/', "2", "-4"},
         ArithCase{"-7", '%', "2", "1"}, ArithCase{"7", '%', "-2", "-1"},
         ArithCase{"a", '/', "0", "error: integer division or modulo by zero"},
-        // max/min (A.5)
+        // max/min, simplified when the bounds decide them
         ArithCase{"a", 'M', "a + 2", "a + 2"},
         ArithCase{"a", 'M', "a - 2", "a"}, ArithCase{"a", 'M', "0", "a"},
         ArithCase{"a", 'm', "-2", "-2"}, ArithCase{"a", 'M', "b", "max(a, b)"},
@@ -325,7 +326,7 @@ TEST_F(SymbolicShapeTest, Overflow) {
 }
 
 //===----------------------------------------------------------------------===//
-// Equality (A.6)
+// Equality (JAX's: the normalized difference is the constant 0)
 //===----------------------------------------------------------------------===//
 
 TEST_F(SymbolicShapeTest, Equality) {

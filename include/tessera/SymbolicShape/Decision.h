@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The `>=` decision procedure (A.7). Everything reduces to bounds: `e1 >= e2`
-// is true if lb(e1 - e2) >= 0, false if ub(e1 - e2) < 0, and inconclusive
-// otherwise. Bounds come from JAX's elimination procedure over the implicit
+// The `>=` decision procedure (JAX's shape_poly_decision.py). Everything
+// reduces to bounds: `e1 >= e2` is true if lb(e1 - e2) >= 0, false if
+// ub(e1 - e2) < 0, and inconclusive otherwise. Bounds come from JAX's elimination procedure over the implicit
 // facts (v >= 1, facts about mod/floordiv/max/min/product terms) and the
 // scope's explicit constraints. In `DecisionMode::Strong` an inconclusive
 // answer is re-examined with an exact integer decision (Presburger
@@ -112,25 +112,14 @@ llvm::StringRef getCompareOpSpelling(CompareOp op);
 /// bounds and fail with JAX's inconclusive message
 /// (`Symbolic dimension comparison '<lhs>' >= '<rhs>' is inconclusive.`,
 /// plus the scope's constraints when it has some, plus the help text); `==`
-/// and `!=` follow JAX's equality (A.6) and never fail except for scope
+/// and `!=` follow JAX's equality (`_DimExpr.__eq__`: equal exactly when the
+/// normalized difference is the constant 0) and never fail except for scope
 /// mixing.
 DimResult<bool> compare(DimOperand lhs, CompareOp op, DimOperand rhs);
 
 /// `lhs >= rhs` (see `compare`).
 inline DimResult<bool> geq(DimOperand lhs, DimOperand rhs) {
   return compare(lhs, CompareOp::GE, rhs);
-}
-/// `lhs <= rhs` (see `compare`).
-inline DimResult<bool> leq(DimOperand lhs, DimOperand rhs) {
-  return compare(lhs, CompareOp::LE, rhs);
-}
-/// `lhs > rhs` (see `compare`).
-inline DimResult<bool> gt(DimOperand lhs, DimOperand rhs) {
-  return compare(lhs, CompareOp::GT, rhs);
-}
-/// `lhs < rhs` (see `compare`).
-inline DimResult<bool> lt(DimOperand lhs, DimOperand rhs) {
-  return compare(lhs, CompareOp::LT, rhs);
 }
 
 /// JAX's `core.definitely_equal`: `lhs == rhs` with every error turned into

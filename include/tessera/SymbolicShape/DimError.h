@@ -126,10 +126,6 @@ public:
   /// A failed result holding `error`.
   DimResult(DimError error)
       : storage(std::in_place_index<1>, std::move(error)) {}
-  /// A failed result from a failed status.
-  static DimResult fromStatus(const DimStatus &status) {
-    return DimResult(status.getError());
-  }
 
   /// True when a value is held.
   bool succeeded() const { return storage.index() == 0; }
@@ -154,10 +150,6 @@ public:
   const DimError &getError() const {
     assert(failed() && "no error in a successful DimResult");
     return std::get<1>(storage);
-  }
-  /// The status of this result (drops the value).
-  DimStatus getStatus() const {
-    return failed() ? DimStatus(getError()) : DimStatus();
   }
 
 private:

@@ -136,8 +136,6 @@ public:
   /// The uniqued term with `factors` (sorted largest first, exponents > 0).
   const detail::TermStorage *
   getTerm(llvm::ArrayRef<detail::FactorPower> factors);
-  /// The constant term 1 (no factors).
-  const detail::TermStorage *getOneTerm() const { return oneTerm; }
   /// The uniqued expression with `terms` (sorted largest first).
   const detail::ExprStorage *getExpr(llvm::ArrayRef<detail::TermCoeff> terms);
   /// The uniqued constant expression `value` (used as a factor operand).
@@ -370,9 +368,9 @@ DimResult<DimExpr> linearCombination(DimOperand lhs, int64_t lk, DimOperand rhs,
 /// powers: '<e>' ** '<k>'".
 DimResult<DimExpr> pow(DimOperand base, int64_t exponent);
 
-/// Python's `divmod` generalized to expressions (A.5): exact polynomial
-/// division when possible, otherwise the opaque factors
-/// `(floordiv(E, D), mod(E, D))`. Division by the constant 0 fails.
+/// Python's `divmod` generalized to expressions (JAX's `_DimExpr._divmod`
+/// in shape_poly.py): exact polynomial division when possible, otherwise the
+/// opaque factors `(floordiv(E, D), mod(E, D))`. Division by the constant 0 fails.
 DimResult<std::pair<DimExpr, DimExpr>> divMod(DimOperand dividend,
                                               DimOperand divisor);
 /// `dividend // divisor` (first component of `divMod`).

@@ -6,8 +6,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Evaluation with concrete variable values (how shape-assertion values are
-// computed, A.5) and substitution of variables by expressions (specialization,
-// nested solving, moving expressions between scopes).
+// computed; `floordiv`, `mod`, `max` and `min` with Python's semantics, as
+// `_DimExpr._evaluate` in JAX's shape_poly.py) and substitution of variables
+// by expressions (specialization, nested solving, moving expressions between
+// scopes).
 //
 //===----------------------------------------------------------------------===//
 

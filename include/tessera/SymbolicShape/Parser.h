@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// JAX's grammar for symbolic shape specs (`export.symbolic_shape`, A.2):
+// JAX's grammar for symbolic shape specs (`jax.export.symbolic_shape`, the
+// `_Parser` of JAX's shape_poly.py):
 //
 //   shape_spec ::= '(' shape_body ')' | shape_body
 //   shape_body ::= empty | item { ',' item } [ ',' ]

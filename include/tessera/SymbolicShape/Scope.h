@@ -9,7 +9,8 @@
 // constraints (`a >= b`, `4*d == a - m`, ...), the normalization rules derived
 // from equality constraints, the decision mode, and the caches of the decision
 // procedure. Every symbolic expression belongs to exactly one scope;
-// expressions of different scopes never mix (A.9).
+// expressions of different scopes never mix: combining or comparing them is
+// an error, JAX's `Invalid mixing of symbolic scopes`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,7 +84,10 @@ struct NormalizationRule {
 /// address. A scope is not thread-safe (its caches are mutated by queries).
 class SymbolicScope {
 public:
-  /// Creates a scope and processes `constraints` in order (A.3). Errors:
+  /// Creates a scope and processes `constraints` in order, as JAX's
+  /// `SymbolicScope` does (an equality constraint becomes a normalization
+  /// rule for its left-hand side, an inequality a fact of the decision
+  /// procedure). Errors:
   /// `Constraint parsing error: must contain one of '==' or '>=' or '<='`,
   /// syntax errors of either side, `Unsatisfiable explicit constraint: <c>`,
   /// `Invalid equality constraint: {e1} == {e2}. ...`, `Found multiple
@@ -101,8 +105,6 @@ public:
   unsigned getId() const { return id; }
   /// The decision procedure of this scope.
   DecisionMode getDecisionMode() const { return options.mode; }
-  /// Where the scope was created.
-  llvm::StringRef getLocation() const { return options.location; }
   /// The explicit constraints in processing order. Constant constraints are
   /// dropped; `mod(E, k) == 0` is preceded by its derived
   /// `k*floordiv(E, k) == E`.

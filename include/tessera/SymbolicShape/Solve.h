@@ -5,10 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// JAX's export-time solve (A.10): every symbolic dimension `j` of argument `i`
-// gets a synthetic variable `args[i].shape[j]` and the equation
-// `expr_ij == args[i].shape[j]`; linear uni-variate equations are solved by
-// repeated sweeps. The result expresses every dimension variable over the
+// JAX's export-time solve (`solve_dim_vars` in JAX's shape_poly.py, whose
+// checks `jax.export` asserts in an exported `main`): every symbolic
+// dimension `j` of argument `i` gets a synthetic variable `args[i].shape[j]`
+// and the equation `expr_ij == args[i].shape[j]`; linear uni-variate
+// equations are solved by repeated sweeps. The result expresses every dimension variable over the
 // synthetic variables, plus an ordered list of checks with JAX's messages.
 //
 // The checks serve three users:
@@ -168,9 +169,9 @@ private:
   std::vector<ShapeCheck> checks;
 };
 
-/// Solves the dimension variables of `args` (A.10). All symbolic dimensions
-/// must share one scope (else `Invalid mixing of symbolic scopes when
-/// exporting <functionName>...`). Fails with JAX's `Cannot solve for values
+/// Solves the dimension variables of `args` (JAX's `solve_dim_vars`). All
+/// symbolic dimensions must share one scope (else `Invalid mixing of
+/// symbolic scopes when exporting <functionName>...`). Fails with JAX's `Cannot solve for values
 /// of dimension variables {'a'}. ...` when some variable is not solvable by
 /// linear uni-variate sweeps, and with `UnexpectedDimVar` when an explicit
 /// constraint mentions a variable that no argument shape determines.

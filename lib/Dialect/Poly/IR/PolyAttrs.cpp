@@ -192,15 +192,3 @@ poly::parseShapeForType(ShapeAttr spec, ShapedType type, SpecKind kind,
   return dims;
 }
 
-FailureOr<SmallVector<DimExpr>>
-poly::parseAndCheckShape(ShapeAttr spec, ShapedType type, SpecKind kind,
-                         symbolic::SymbolicScope &scope,
-                         function_ref<InFlightDiagnostic()> emitError) {
-  symbolic::DimResult<SmallVector<DimExpr>> dims =
-      parseShapeForType(spec, type, kind, scope);
-  if (!dims) {
-    emitError() << dims.getError().getMessage();
-    return failure();
-  }
-  return std::move(*dims);
-}

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The `poly-insert-assertions` pass: the shape checks `jax.export` puts in an
-// exported `main` (reference/jax-semantics.md A.10). The dimension variables
+// exported `main` (`_wrap_main_func` in JAX's export/_export.py, with the
+// checks of `solve_dim_vars` in shape_poly.py). The dimension variables
 // are solved from the argument specs as `poly-infer` solves them; the entry
 // of the function computes every symbolic argument dimension with
 // `tensor.dim`, evaluates every check in JAX's order and asserts it with

@@ -51,12 +51,6 @@ symbolic::DimResult<SmallVector<symbolic::DimExpr>>
 parseShapeForType(ShapeAttr spec, ShapedType type, SpecKind kind,
                   symbolic::SymbolicScope &scope);
 
-/// `parseShapeForType`, reporting the error through `emitError`.
-FailureOr<SmallVector<symbolic::DimExpr>>
-parseAndCheckShape(ShapeAttr spec, ShapedType type, SpecKind kind,
-                   symbolic::SymbolicScope &scope,
-                   function_ref<InFlightDiagnostic()> emitError);
-
 /// Checks already-parsed `dims` against `type` (the rank and the per-dim rule
 /// of `kind`). `spec` is printed in messages.
 symbolic::DimStatus checkShapeAgainstType(ArrayRef<symbolic::DimExpr> dims,

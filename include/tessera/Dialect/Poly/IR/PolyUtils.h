@@ -53,8 +53,6 @@ public:
 
   /// The context owning every expression of these scopes.
   symbolic::DimContext &getContext() { return *context; }
-  /// The decision procedure of every scope.
-  symbolic::DecisionMode getDecisionMode() const { return mode; }
 
   /// The scope of `func`: its `poly.constraints` processed in order (JAX's
   /// `SymbolicScope(constraints)`), created at the first request. The scope

@@ -63,7 +63,8 @@ def PolyInsertAssertionsPass
     : Pass<"poly-insert-assertions", "::mlir::ModuleOp"> {
   let summary = "Runtime shape checks at function entry, with JAX's messages";
   let description = [{
-    The checks `jax.export` puts in an exported `main` (A.10): for every
+    The checks `jax.export` puts in an exported `main` (JAX's
+    `_wrap_main_func` with the checks of `solve_dim_vars`): for every
     function with a body whose arguments carry `poly.shape`, the pass solves
     the dimension variables from the argument specs exactly as `poly-infer`
     does (argument `i` is `args[i]`) and inserts at the function entry
