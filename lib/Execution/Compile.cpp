@@ -46,9 +46,12 @@ CompiledProgram &CompiledProgram::operator=(CompiledProgram &&) = default;
 CompiledProgram::~CompiledProgram() = default;
 
 /// Runs the passes `build` adds on `module`; a `ReportedError` if they fail.
-static llvm::Error runPasses(ModuleOp module,
+static llvm::Error runPasses(ModuleOp module, const CompileOptions &options,
                              llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
+  if (options.configurePassManager &&
+      failed(options.configurePassManager(pm)))
+    return makeReportedError();
   build(pm);
   if (failed(pm.run(module)))
     return makeReportedError();
@@ -61,7 +64,8 @@ static llvm::Error runPasses(ModuleOp module,
 
 llvm::Error
 mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
-                                       ArrayRef<std::vector<int64_t>> argShapes) {
+                                       ArrayRef<std::vector<int64_t>> argShapes,
+                                       const CompileOptions &options) {
   auto entry = module.lookupSymbol<func::FuncOp>(entryName);
   bool polymorphic = false;
   module.walk([&](func::FuncOp func) {
@@ -81,12 +85,12 @@ mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
     }
     poly::PolySpecializePassOptions specialize;
     specialize.argShapes = shapes;
-    if (llvm::Error error = runPasses(module, [&](OpPassManager &pm) {
+    if (llvm::Error error = runPasses(module, options, [&](OpPassManager &pm) {
           pm.addPass(poly::createPolySpecializePass(specialize));
         }))
       return error;
   }
-  return runPasses(module, [](OpPassManager &pm) {
+  return runPasses(module, options, [](OpPassManager &pm) {
     pm.addPass(spmd::createSpmdLiftInlinedMeshesPass());
     spmd::buildTesseraPropagatePipeline(pm);
   });
@@ -258,7 +262,7 @@ static llvm::Error lowerKernels(ModuleOp module,
   if (!options.vectorize)
     return makeError("--scalar-loops cannot run kernel.calls (their bodies "
                      "use vector ops); run without it");
-  return runPasses(module, [&](OpPassManager &pm) {
+  return runPasses(module, options, [&](OpPassManager &pm) {
     pm.addPass(kernel::createKernelVerifyPass());
     if (mode == "interpret")
       pm.addPass(kernel::createKernelLowerInterpretPass());
@@ -281,7 +285,7 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
     layouts.resultShapes.emplace_back(tensor.getShape().begin(),
                                       tensor.getShape().end());
   }
-  if (llvm::Error error = runPasses(module, buildPartitionStages))
+  if (llvm::Error error = runPasses(module, options, buildPartitionStages))
     return std::move(error);
   // Code the entry never runs is not compiled.
   pruneUnreachableFunctions(module, entryName);
@@ -338,7 +342,7 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
     return std::move(error);
   TesseraCpuPipelineOptions cpu;
   cpu.vectorize = options.vectorize;
-  if (llvm::Error error = runPasses(module, [&](OpPassManager &pm) {
+  if (llvm::Error error = runPasses(module, options, [&](OpPassManager &pm) {
         pm.addPass(createCanonicalizerPass());
         buildTesseraCpuPipeline(pm, cpu);
       }))

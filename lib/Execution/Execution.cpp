@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 using namespace mlir;
@@ -28,6 +29,13 @@ using namespace mlir::tessera::exec;
 using ::tessera::rt::DType;
 using ::tessera::rt::HostArray;
 namespace rt = ::tessera::rt;
+
+/// `nan`, `-1`, `0.5`.
+static std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
 
 llvm::Error mlir::tessera::exec::validateRunOptions(const RunOptions &options) {
   if (options.backend == "mpi")
@@ -45,6 +53,44 @@ llvm::Error mlir::tessera::exec::validateRunOptions(const RunOptions &options) {
   if (options.compile.optLevel > 3)
     return makeError("--opt-level must be 0, 1, 2 or 3, got '" +
                      llvm::Twine(options.compile.optLevel) + "'");
+  if (options.compile.kernelMode != "pipelined" &&
+      options.compile.kernelMode != "interpret")
+    return makeError("--kernel-mode must be pipelined or interpret, got '" +
+                     options.compile.kernelMode + "'");
+  auto checkSeconds = [](const std::optional<double> &value,
+                         llvm::StringRef name) -> llvm::Error {
+    if (value && !(std::isfinite(*value) && *value >= 0))
+      return makeError(name + " must be a finite number >= 0, got '" +
+                       formatNumber(*value) + "'");
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = checkSeconds(options.rtol, "--rtol"))
+    return error;
+  if (llvm::Error error = checkSeconds(options.atol, "--atol"))
+    return error;
+  if (llvm::Error error =
+          checkSeconds(options.watchdogSeconds, "--watchdog-seconds"))
+    return error;
+  if (!options.emit.empty()) {
+    // What only a run does.
+    std::pair<bool, const char *> runOnly[] = {
+        {options.check, "--check"},
+        {!options.outputDir.empty(), "--output-dir"},
+        {!options.trace.empty(), "--trace"},
+        {options.repeat != 1, "--repeat"},
+        {options.timing, "--timing"},
+        {options.stats, "--stats"},
+        {options.showSharding, "--show-sharding"},
+        {options.printResults, "--print-results"},
+        {!options.saveInputsDir.empty(), "--save-inputs"},
+        {options.watchdogSeconds.has_value(), "--watchdog-seconds"},
+        {options.rtol.has_value(), "--rtol"},
+        {options.atol.has_value(), "--atol"}};
+    for (auto [given, name] : runOnly)
+      if (given)
+        return makeError(llvm::Twine(name) +
+                         " applies to a run, not to --emit=" + options.emit);
+  }
   return llvm::Error::success();
 }
 
@@ -117,16 +163,36 @@ static void printTiming(double compileSeconds, std::vector<double> seconds) {
               median, ms.front(), ms.back(), ms.size());
 }
 
-static llvm::Error writeResults(const std::string &dir,
-                                llvm::ArrayRef<HostArray> results) {
+/// Writes `arrays` as `<dir>/<prefix><i>.npy`. Whether every file can be
+/// written is checked before any is, so a directory that cannot take them
+/// all is reported with nothing written to it.
+static llvm::Error writeArrays(const std::string &dir, llvm::StringRef prefix,
+                               llvm::ArrayRef<HostArray> arrays,
+                               llvm::StringRef option) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return makeError("cannot create '" + dir + "': " + ec.message());
-  for (size_t i = 0; i < results.size(); ++i) {
+    return makeError(option + ": cannot create the directory '" + dir +
+                     "': " + ec.message());
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < arrays.size(); ++i) {
     llvm::SmallString<128> path(dir);
-    llvm::sys::path::append(path, "result" + std::to_string(i) + ".npy");
+    llvm::sys::path::append(path, prefix + std::to_string(i) + ".npy");
+    paths.push_back(path.str().str());
+    llvm::sys::fs::file_status status;
+    std::error_code ec = llvm::sys::fs::status(path, status);
+    if (!ec && llvm::sys::fs::is_directory(status))
+      return makeError(option + ": cannot create '" + paths.back() +
+                       "': it is a directory");
+    bool exists = !ec && llvm::sys::fs::exists(status);
+    if (std::error_code access = llvm::sys::fs::access(
+            exists ? llvm::StringRef(path) : llvm::StringRef(dir),
+            llvm::sys::fs::AccessMode::Write))
+      return makeError(option + ": cannot create '" + paths.back() +
+                       "': " + access.message());
+  }
+  for (size_t i = 0; i < arrays.size(); ++i) {
     std::string error;
-    if (!rt::writeNpy(path.str().str(), results[i], error))
-      return makeError(error);
+    if (!rt::writeNpy(paths[i], arrays[i], error))
+      return makeError(option + ": " + error);
   }
   return llvm::Error::success();
 }
@@ -140,8 +206,8 @@ createMesh(const MeshInfo &info, const RunOptions &options,
   std::unique_ptr<rt::Mesh> mesh = rt::Mesh::create(spec, error);
   if (!mesh)
     return makeError("cannot create " + what + ": " + error);
-  if (options.watchdogSeconds >= 0)
-    mesh->setWatchdogTimeout(options.watchdogSeconds);
+  if (options.watchdogSeconds)
+    mesh->setWatchdogTimeout(*options.watchdogSeconds);
   return std::move(mesh);
 }
 
@@ -163,7 +229,7 @@ runReference(const Program &program, llvm::ArrayRef<HostArray> inputs,
   if (failed(verify(*reference)))
     return cannotBuild(makeReportedError());
   if (llvm::Error error = prepareGlobalView(*reference, program.entryName,
-                                            getShapes(inputs)))
+                                            getShapes(inputs), compile))
     return cannotBuild(std::move(error));
   std::vector<ValueInfo> results = getResults(*reference, program);
   llvm::Expected<EntryLayouts> layouts =
@@ -191,16 +257,33 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
   if (!options.meshSizes.empty())
     if (llvm::Error error = overrideMeshSizes(program, options.meshSizes))
       return error;
-  llvm::Expected<std::vector<HostArray>> inputs =
-      loadInputs(program, options.inputs);
-  if (!inputs)
-    return inputs.takeError();
+  // --emit compiles for the inputs' shapes and needs no values.
+  std::vector<HostArray> inputs;
+  std::vector<std::vector<int64_t>> shapes;
+  if (options.emit.empty()) {
+    llvm::Expected<std::vector<HostArray>> loaded =
+        loadInputs(program, options.inputs);
+    if (!loaded)
+      return loaded.takeError();
+    inputs = std::move(*loaded);
+    shapes = getShapes(inputs);
+    if (!options.saveInputsDir.empty())
+      if (llvm::Error error = writeArrays(options.saveInputsDir, "arg", inputs,
+                                          "--save-inputs"))
+        return error;
+  } else {
+    llvm::Expected<std::vector<std::vector<int64_t>>> given =
+        getInputShapes(program, options.inputs);
+    if (!given)
+      return given.takeError();
+    shapes = std::move(*given);
+  }
 
   // The device program.
   auto compileStart = std::chrono::steady_clock::now();
   OwningOpRef<ModuleOp> device = cast<ModuleOp>((*program.module)->clone());
-  if (llvm::Error error =
-          prepareGlobalView(*device, program.entryName, getShapes(*inputs)))
+  if (llvm::Error error = prepareGlobalView(*device, program.entryName, shapes,
+                                            options.compile))
     return error;
   std::vector<ValueInfo> results = getResults(*device, program);
   // What --show-sharding draws: the shardings after inference and
@@ -233,9 +316,14 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
               static_cast<long long>(emulated.numDevices()),
               emulated.numDevices() == 1 ? "" : "s");
   llvm::Expected<RunResult> run = runOnMesh(
-      emulated, *compiled, *inputs, options.repeat, !options.trace.empty());
-  if (!run)
+      emulated, *compiled, inputs, options.repeat, !options.trace.empty());
+  std::string error;
+  if (!run) {
+    // The trace of a failed run ends with the failure.
+    if (!options.trace.empty() && !emulated.writeTrace(options.trace, error))
+      return llvm::joinErrors(run.takeError(), makeError(error));
     return run.takeError();
+  }
   const EntryLayouts &entryLayouts = compiled->layouts;
   llvm::Expected<std::vector<HostArray>> outputs =
       gatherResults(*run, entryLayouts, emulated);
@@ -246,7 +334,8 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
     printSummary("result" + std::to_string(i), (*outputs)[i],
                  options.printResults);
   if (!options.outputDir.empty())
-    if (llvm::Error error = writeResults(options.outputDir, *outputs))
+    if (llvm::Error error =
+            writeArrays(options.outputDir, "result", *outputs, "--output-dir"))
       return error;
 
   if (options.showSharding) {
@@ -272,7 +361,7 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
       for (int64_t d = 0; d < emulated.numDevices(); ++d)
         coords.push_back(coordinatesIn(views[i].layout, emulated, d));
       std::vector<int64_t> shape = i < numArgs
-                                       ? (*inputs)[i].getShape()
+                                       ? inputs[i].getShape()
                                        : (*outputs)[i - numArgs].getShape();
       printShardingGrid(views[i], shape, coords);
     }
@@ -281,21 +370,20 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
     printStats(emulated, options.timing);
   if (options.timing)
     printTiming(compileSeconds, run->seconds);
-  std::string error;
   if (!options.trace.empty() && !emulated.writeTrace(options.trace, error))
     return makeError(error);
   if (!options.check)
     return llvm::Error::success();
 
   llvm::Expected<std::vector<HostArray>> expected =
-      runReference(program, *inputs, options);
+      runReference(program, inputs, options);
   if (!expected)
     return expected.takeError();
   int mismatches = 0;
   for (size_t i = 0; i < outputs->size(); ++i) {
     DType dtype = (*outputs)[i].getDType();
-    double rtol = options.rtol >= 0 ? options.rtol : getDefaultTolerance(dtype);
-    double atol = options.atol >= 0 ? options.atol : getDefaultTolerance(dtype);
+    double rtol = options.rtol.value_or(getDefaultTolerance(dtype));
+    double atol = options.atol.value_or(getDefaultTolerance(dtype));
     if (!compareArrays("result" + std::to_string(i), (*outputs)[i],
                        (*expected)[i], rtol, atol))
       ++mismatches;

@@ -19,7 +19,11 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tessera;
@@ -271,15 +275,21 @@ llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
                                                    StringRef text) {
   MeshInfo &info = program.mesh;
   SmallVector<StringRef> items;
-  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  text.split(items, ',', -1, /*KeepEmpty=*/true);
   bool changed = false;
+  llvm::StringSet<> seen;
   for (StringRef item : items) {
+    if (item.trim().empty())
+      return makeError("bad --mesh '" + text +
+                       "': an empty item (expected name=size,...)");
     auto [name, value] = item.split('=');
     name = name.trim();
     int64_t size;
     if (value.trim().getAsInteger(10, size) || size < 1)
       return makeError("bad --mesh item '" + item +
                        "': expected name=size with size >= 1");
+    if (!seen.insert(name).second)
+      return makeError("--mesh gives the size of axis '" + name + "' twice");
     auto it = llvm::find(info.names, name.str());
     if (it == info.names.end()) {
       std::string known = info.names.empty()
@@ -292,6 +302,15 @@ llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
     changed |= current != size;
     current = size;
   }
+  // The mesh verifier's limit, checked before any pass sees the mesh.
+  int64_t devices = 1;
+  for (int64_t size : info.sizes)
+    if (llvm::MulOverflow(devices, size, devices) ||
+        devices > std::numeric_limits<int32_t>::max())
+      return makeError("--mesh '" + text +
+                       "': the mesh has too many devices (the product of the "
+                       "axis sizes is more than " +
+                       llvm::Twine(std::numeric_limits<int32_t>::max()) + ")");
   if (changed)
     info.deviceIds.clear(); // A new shape has the default device order.
   setMesh(*program.module, info);

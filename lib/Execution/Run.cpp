@@ -124,11 +124,24 @@ static bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type) {
   return true;
 }
 
-llvm::Expected<std::vector<HostArray>>
-mlir::tessera::exec::loadInputs(const Program &program,
-                                const InputOptions &options) {
+namespace {
+/// What the options say of each argument: a file, or the shape of a
+/// generated input.
+struct InputPlan {
+  std::vector<std::string> files;
+  std::vector<std::optional<std::vector<int64_t>>> shapes;
+};
+} // namespace
+
+/// Reads and checks `options` against `program`'s arguments: each argument
+/// named at most once by `--input` and once by `--input-shape`, never by
+/// both, and `--input-shape` only for arguments with dynamic dimensions.
+static llvm::Expected<InputPlan> planInputs(const Program &program,
+                                            const InputOptions &options) {
   ArrayRef<ArgInfo> args = program.args;
-  std::vector<std::optional<HostArray>> loaded(args.size());
+  InputPlan plan;
+  plan.files.resize(args.size());
+  plan.shapes.resize(args.size());
   for (const std::string &item : options.files) {
     auto [ref, path] = StringRef(item).split('=');
     if (path.empty())
@@ -139,23 +152,12 @@ mlir::tessera::exec::loadInputs(const Program &program,
       return makeError("--input names argument '" + ref +
                        "', which the entry does not have (" +
                        describeArgs(args) + ")");
-    HostArray array;
-    std::string error;
-    if (!rt::readNpy(path.str(), array, error))
-      return makeError(error);
-    const ArgInfo &arg = args[*index];
-    if (array.getDType() != arg.dtype)
-      return makeError(path + ": dtype " + rt::getDTypeName(array.getDType()) +
-                       " does not match argument " + std::to_string(*index) +
-                       " of type " + typeToString(arg.type) + " (" +
-                       rt::getDTypeName(arg.dtype) + ")");
-    if (!fitsType(array.getShape(), arg.type))
-      return makeError(path + ": shape " + shapeString(array.getShape()) +
-                       " does not match argument " + std::to_string(*index) +
-                       " of type " + typeToString(arg.type));
-    loaded[*index] = std::move(array);
+    if (!plan.files[*index].empty())
+      return makeError("--input gives " + program.describeArg(*index) +
+                       " twice ('" + plan.files[*index] + "' and '" + path +
+                       "')");
+    plan.files[*index] = path.str();
   }
-  std::vector<std::optional<std::vector<int64_t>>> shapes(args.size());
   for (const std::string &item : options.shapes) {
     auto [ref, text] = StringRef(item).split('=');
     std::optional<size_t> index = findArg(ref, args);
@@ -163,36 +165,117 @@ mlir::tessera::exec::loadInputs(const Program &program,
     if (!index || failed(parseShape(text, shape)))
       return makeError("bad --input-shape '" + item + "' (" +
                        describeArgs(args) + ")");
-    shapes[*index] = shape;
+    const ArgInfo &arg = args[*index];
+    std::string label = program.describeArg(*index);
+    if (arg.type.hasStaticShape())
+      return makeError("--input-shape gives the shape of " + label +
+                       ", whose type " + typeToString(arg.type) +
+                       " is static");
+    if (plan.shapes[*index])
+      return makeError("--input-shape gives the shape of " + label +
+                       " twice");
+    if (!plan.files[*index].empty())
+      return makeError("--input-shape gives the shape of " + label +
+                       ", which --input reads from '" + plan.files[*index] +
+                       "'");
+    if (!fitsType(shape, arg.type))
+      return makeError("--input-shape " + shapeString(shape) +
+                       " does not match " + label + " of type " +
+                       typeToString(arg.type));
+    plan.shapes[*index] = shape;
   }
+  return std::move(plan);
+}
+
+/// Reads the .npy file `path` for argument `index` and checks it.
+static llvm::Expected<HostArray> readInput(const Program &program,
+                                          size_t index, StringRef path) {
+  HostArray array;
+  std::string error;
+  if (!rt::readNpy(path.str(), array, error))
+    return makeError(error);
+  const ArgInfo &arg = program.args[index];
+  if (array.getDType() != arg.dtype)
+    return makeError(path + ": dtype " + rt::getDTypeName(array.getDType()) +
+                     " does not match argument " + std::to_string(index) +
+                     " of type " + typeToString(arg.type) + " (" +
+                     rt::getDTypeName(arg.dtype) + ")");
+  if (!fitsType(array.getShape(), arg.type))
+    return makeError(path + ": shape " + shapeString(array.getShape()) +
+                     " does not match argument " + std::to_string(index) +
+                     " of type " + typeToString(arg.type));
+  return std::move(array);
+}
+
+/// The shape of the generated input for argument `index`.
+static llvm::Expected<std::vector<int64_t>>
+getGeneratedShape(const Program &program, const InputPlan &plan,
+                  size_t index) {
+  const ArgInfo &arg = program.args[index];
+  if (arg.type.hasStaticShape())
+    return std::vector<int64_t>(arg.type.getShape());
+  if (!plan.shapes[index])
+    return makeError(program.describeArg(index) + " has the dynamic type " +
+                     typeToString(arg.type) +
+                     ": give its shape with --input-shape " +
+                     std::to_string(index) + "=... or an --input file");
+  return *plan.shapes[index];
+}
+
+llvm::Expected<std::vector<HostArray>>
+mlir::tessera::exec::loadInputs(const Program &program,
+                                const InputOptions &options) {
+  llvm::Expected<InputPlan> plan = planInputs(program, options);
+  if (!plan)
+    return plan.takeError();
   std::vector<HostArray> result;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (loaded[i]) {
-      result.push_back(std::move(*loaded[i]));
+  for (size_t i = 0; i < program.args.size(); ++i) {
+    if (!plan->files[i].empty()) {
+      llvm::Expected<HostArray> array =
+          readInput(program, i, plan->files[i]);
+      if (!array)
+        return array.takeError();
+      result.push_back(std::move(*array));
       continue;
     }
-    const ArgInfo &arg = args[i];
-    std::string label = program.describeArg(i);
+    const ArgInfo &arg = program.args[i];
     if (!options.random)
-      return makeError("missing input for " + label + " of type " +
-                       typeToString(arg.type) + ": give --input " +
-                       std::to_string(i) + "=file.npy or --random-inputs");
-    std::vector<int64_t> shape(arg.type.getShape());
-    if (!arg.type.hasStaticShape()) {
-      if (!shapes[i])
-        return makeError(label + " has the dynamic type " +
-                         typeToString(arg.type) +
-                         ": give its shape with --input-shape " +
-                         std::to_string(i) + "=... or an --input file");
-      shape = *shapes[i];
-      if (!fitsType(shape, arg.type))
-        return makeError("--input-shape " + shapeString(shape) +
-                         " does not match " + label + " of type " +
-                         typeToString(arg.type));
-    }
-    result.push_back(makeRandomArray(arg.dtype, shape, options.seed, i));
+      return makeError("missing input for " + program.describeArg(i) +
+                       " of type " + typeToString(arg.type) +
+                       ": give --input " + std::to_string(i) +
+                       "=file.npy or --random-inputs");
+    llvm::Expected<std::vector<int64_t>> shape =
+        getGeneratedShape(program, *plan, i);
+    if (!shape)
+      return shape.takeError();
+    result.push_back(makeRandomArray(arg.dtype, *shape, options.seed, i));
   }
   return std::move(result);
+}
+
+llvm::Expected<std::vector<std::vector<int64_t>>>
+mlir::tessera::exec::getInputShapes(const Program &program,
+                                    const InputOptions &options) {
+  llvm::Expected<InputPlan> plan = planInputs(program, options);
+  if (!plan)
+    return plan.takeError();
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < program.args.size(); ++i) {
+    if (!plan->files[i].empty()) {
+      llvm::Expected<HostArray> array =
+          readInput(program, i, plan->files[i]);
+      if (!array)
+        return array.takeError();
+      shapes.push_back(array->getShape());
+      continue;
+    }
+    llvm::Expected<std::vector<int64_t>> shape =
+        getGeneratedShape(program, *plan, i);
+    if (!shape)
+      return shape.takeError();
+    shapes.push_back(std::move(*shape));
+  }
+  return std::move(shapes);
 }
 
 //===----------------------------------------------------------------------===//

@@ -13,10 +13,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Execution/Execution.h"
+#include "tessera/InitAllPasses.h"
 #include "tessera/Version.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -28,85 +32,92 @@ using namespace llvm;
 namespace exec = mlir::tessera::exec;
 
 namespace {
+cl::OptionCategory category("tessera-run options");
+
 /// tessera-run's command line.
 struct Options {
   cl::opt<std::string> inputFile{cl::Positional, cl::desc("<input.mlir>"),
-                                 cl::Required};
+                                 cl::Required, cl::cat(category)};
   cl::opt<std::string> entry{"entry",
                              cl::desc("The function to run (default: the "
                                       "only public function, else `main`)"),
-                             cl::value_desc("name")};
+                             cl::value_desc("name"), cl::cat(category)};
   cl::opt<std::string> mesh{
       "mesh", cl::desc("Override mesh axis sizes, e.g. \"data=4,model=2\""),
-      cl::value_desc("axes")};
+      cl::value_desc("axes"), cl::cat(category)};
   cl::list<std::string> inputs{
       "input", cl::desc("An input: NAME_OR_INDEX=path.npy (repeatable)"),
-      cl::value_desc("arg=file.npy")};
+      cl::value_desc("arg=file.npy"), cl::cat(category)};
   cl::list<std::string> inputShapes{
       "input-shape",
       cl::desc("The shape of a random input with dynamic dimensions: "
                "NAME_OR_INDEX=4x8 (repeatable)"),
-      cl::value_desc("arg=shape")};
+      cl::value_desc("arg=shape"), cl::cat(category)};
   cl::opt<bool> randomInputs{
       "random-inputs",
       cl::desc("Generate the inputs not given with --input (deterministic "
-               "for a --seed)")};
+               "for a --seed)"), cl::cat(category)};
   cl::opt<uint64_t> seed{"seed", cl::desc("Seed of --random-inputs"),
-                         cl::init(0)};
+                         cl::init(0), cl::cat(category)};
   cl::opt<std::string> outputDir{
       "output-dir", cl::desc("Write the results as result0.npy, ..."),
-      cl::value_desc("dir")};
+      cl::value_desc("dir"), cl::cat(category)};
   cl::opt<bool> printResults{"print-results",
-                             cl::desc("Print every value of every result")};
+                             cl::desc("Print every value of every result"), cl::cat(category)};
   cl::opt<bool> check{
       "check", cl::desc("Also run the unpartitioned program on one device "
-                        "and compare every result (exit 1 on mismatch)")};
+                        "and compare every result (exit 1 on mismatch)"), cl::cat(category)};
   cl::opt<double> rtol{"rtol",
                        cl::desc("Relative tolerance of --check for floats "
                                 "(default: by dtype)"),
-                       cl::init(-1)};
+                       cl::cat(category)};
   cl::opt<double> atol{"atol",
                        cl::desc("Absolute tolerance of --check for floats "
                                 "(default: by dtype)"),
-                       cl::init(-1)};
+                       cl::cat(category)};
   cl::opt<bool> showSharding{
       "show-sharding",
       cl::desc("Draw which devices hold which block of every argument and "
-               "result")};
+               "result"), cl::cat(category)};
   cl::opt<unsigned> repeat{"repeat", cl::desc("Run the program N times"),
-                           cl::init(1)};
-  cl::opt<bool> timing{"timing", cl::desc("Print compile time and run times")};
+                           cl::init(1), cl::cat(category)};
+  cl::opt<bool> timing{"timing", cl::desc("Print compile time and run times"), cl::cat(category)};
   cl::opt<std::string> trace{
       "trace", cl::desc("Write a Chrome trace of the last run to FILE.json"),
-      cl::value_desc("file")};
+      cl::value_desc("file"), cl::cat(category)};
   cl::opt<std::string> emit{
       "emit",
       cl::desc("Emit the compiled per-device program instead of running it: "
                "mlir (LLVM dialect), llvm (LLVM IR) or obj"),
-      cl::value_desc("mlir|llvm|obj")};
+      cl::value_desc("mlir|llvm|obj"), cl::cat(category)};
   cl::opt<std::string> outputFile{"o", cl::desc("Output file of --emit"),
-                                  cl::value_desc("file"), cl::init("-")};
+                                  cl::value_desc("file"), cl::init("-"), cl::cat(category)};
   cl::opt<std::string> backend{"backend",
                                cl::desc("threads (the emulated mesh) or mpi"),
-                               cl::init("threads")};
+                               cl::init("threads"), cl::cat(category)};
   cl::opt<std::string> kernelMode{
       "kernel-mode",
       cl::desc("How kernel.calls run: pipelined (double-buffered windows, "
                "the default) or interpret (sequential, with run-time checks); "
                "--check compares a pipelined run with an interpret run"),
-      cl::value_desc("pipelined|interpret"), cl::init("pipelined")};
+      cl::value_desc("pipelined|interpret"), cl::init("pipelined"), cl::cat(category)};
   cl::opt<bool> scalarLoops{
       "scalar-loops",
-      cl::desc("Lower linalg to scalar loops (no tiling/vectorization)")};
+      cl::desc("Lower linalg to scalar loops (no tiling/vectorization)"), cl::cat(category)};
   cl::opt<unsigned> optLevel{
       "opt-level",
       cl::desc("LLVM optimization level of the compiled code, 0 to 3"),
-      cl::value_desc("N"), cl::init(3)};
+      cl::value_desc("N"), cl::init(3), cl::cat(category)};
   cl::opt<double> watchdog{
       "watchdog-seconds",
       cl::desc("Fail when no collective completes for this long (default 30, "
                "or $TESSERA_WATCHDOG_SECONDS)"),
-      cl::init(-1)};
+      cl::cat(category)};
+  cl::opt<std::string> saveInputs{
+      "save-inputs",
+      cl::desc("Write the inputs as arg0.npy, ... to DIR (to repeat the run "
+               "elsewhere with --input)"),
+      cl::value_desc("dir"), cl::cat(category)};
 
   exec::RunOptions getRunOptions(bool stats) const {
     exec::RunOptions run;
@@ -129,9 +140,15 @@ struct Options {
     run.outputDir = outputDir;
     run.trace = trace;
     run.check = check;
-    run.rtol = rtol;
-    run.atol = atol;
-    run.watchdogSeconds = watchdog;
+    auto ifGiven = [](const cl::opt<double> &option) -> std::optional<double> {
+      if (option.getNumOccurrences())
+        return option.getValue();
+      return std::nullopt;
+    };
+    run.rtol = ifGiven(rtol);
+    run.atol = ifGiven(atol);
+    run.watchdogSeconds = ifGiven(watchdog);
+    run.saveInputsDir = saveInputs;
     return run;
   }
 };
@@ -164,12 +181,33 @@ static int fail(Error error) {
   return 1;
 }
 
+/// `--help` lists tessera-run's options and MLIR's (`--mlir-*`); LLVM's
+/// code generation options stay accepted but are listed only by
+/// `--help-hidden`.
+static void hideUnrelatedOptions() {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    if (llvm::is_contained(option->Categories, &category) ||
+        entry.first.starts_with("mlir-") || entry.first == "help" ||
+        entry.first == "help-hidden" || entry.first == "version")
+      continue;
+    option->setHiddenFlag(cl::Hidden);
+  }
+}
+
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
   cl::AddExtraVersionPrinter([](raw_ostream &os) {
     os << "Tessera version " TESSERA_VERSION_STRING "\n";
   });
   Options options;
+  // Passes are named by --mlir-print-ir-after=<pass> and the like.
+  mlir::tessera::registerAllPasses();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  hideUnrelatedOptions();
   bool stats = takeStatsFlag(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -182,6 +220,14 @@ int main(int argc, char **argv) {
   InitializeNativeTargetAsmParser();
 
   exec::RunOptions run = options.getRunOptions(stats);
+  // MLIR's pass manager options (--mlir-timing, --mlir-print-ir-after-all,
+  // ...) apply to every pass manager the compilation runs.
+  run.compile.configurePassManager = [](mlir::PassManager &pm) {
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+      return mlir::failure();
+    mlir::applyDefaultTimingPassManagerCLOptions(pm);
+    return mlir::success();
+  };
   if (Error error = exec::validateRunOptions(run))
     return fail(std::move(error));
 

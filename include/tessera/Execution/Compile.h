@@ -22,6 +22,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ class raw_pwrite_stream;
 namespace mlir {
 class ExecutionEngine;
 class OpPassManager;
+class PassManager;
 
 namespace tessera::exec {
 
@@ -44,6 +46,9 @@ struct CompileOptions {
   bool vectorize = true;
   /// LLVM's optimization level, 0 to 3.
   unsigned optLevel = 3;
+  /// Called on every pass manager the compilation runs, e.g. to apply MLIR's
+  /// command-line options (`--mlir-timing`, `--mlir-print-ir-after-all`).
+  std::function<LogicalResult(PassManager &)> configurePassManager;
 };
 
 /// The mesh axis parts a value is unreduced over (JAX's and Shardy's
@@ -99,7 +104,8 @@ struct CompiledProgram {
 /// then mesh lifting, explicit inference and propagation. The module keeps
 /// its global view.
 llvm::Error prepareGlobalView(ModuleOp module, llvm::StringRef entryName,
-                              llvm::ArrayRef<std::vector<int64_t>> argShapes);
+                              llvm::ArrayRef<std::vector<int64_t>> argShapes,
+                              const CompileOptions &options = {});
 
 /// Adds the partitioning passes (the global view, already propagated, to the
 /// per-device program) to `pm`: the definition `tessera-run` and the

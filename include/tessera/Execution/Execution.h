@@ -20,6 +20,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::tessera::exec {
@@ -47,13 +48,17 @@ struct RunOptions {
   std::string trace;
   /// Compare with the unpartitioned program on one device.
   bool check = false;
-  /// Tolerances of `check` for floats; negative: by dtype.
-  double rtol = -1, atol = -1;
-  /// The watchdog time; negative: the runtime's default.
-  double watchdogSeconds = -1;
+  /// Tolerances of `check` for floats (unset: by dtype).
+  std::optional<double> rtol, atol;
+  /// The watchdog time (unset: the runtime's default).
+  std::optional<double> watchdogSeconds;
+  /// Write the inputs as `arg<i>.npy` here (to reproduce the run with
+  /// `--input`).
+  std::string saveInputsDir;
 };
 
-/// Checks the options that do not depend on the program.
+/// Checks the options that do not depend on the program: their values, and
+/// that `emit` is not combined with an option only a run uses.
 llvm::Error validateRunOptions(const RunOptions &options);
 
 /// Runs `program` as `options` say and prints the report on stdout. An error

@@ -48,9 +48,16 @@ struct InputOptions {
                                          uint64_t seed, size_t index);
 
 /// Loads or generates every input of `program`'s entry and checks each
-/// against its argument's type.
+/// against its argument's type. An argument may be named once by `--input`
+/// or once by `--input-shape` (only if its type has dynamic dimensions).
 llvm::Expected<std::vector<::tessera::rt::HostArray>>
 loadInputs(const Program &program, const InputOptions &options);
+
+/// The shapes of the entry's inputs, without generating them: from the
+/// `--input` files, `--input-shape` or the static types (what compiling
+/// needs, e.g. for `--emit`).
+llvm::Expected<std::vector<std::vector<int64_t>>>
+getInputShapes(const Program &program, const InputOptions &options);
 
 /// The outcome of running a compiled program on a mesh.
 struct RunResult {
