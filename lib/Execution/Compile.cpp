@@ -18,6 +18,7 @@
 #include "tessera/Runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -271,6 +272,40 @@ static llvm::Error lowerKernels(ModuleOp module,
   });
 }
 
+/// Reports every op the CPU pipeline left outside the LLVM dialect (an op
+/// it has no lowering for), at its location; the conversion casts it leaves
+/// around them are reported only when nothing else is left.
+static llvm::Error checkLoweredToLLVM(ModuleOp module) {
+  SmallVector<Operation *> unsupported, casts;
+  module.walk([&](Operation *op) {
+    if (op == module.getOperation() || isa<LLVM::LLVMDialect>(op->getDialect()))
+      return;
+    if (isa<UnrealizedConversionCastOp>(op))
+      casts.push_back(op);
+    else
+      unsupported.push_back(op);
+  });
+  if (unsupported.empty() && casts.empty())
+    return llvm::Error::success();
+  llvm::StringSet<> reported;
+  for (Operation *op : unsupported) {
+    // One error per op kind and location.
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << op->getName() << '@' << op->getLoc();
+    if (reported.insert(key).second)
+      op->emitError() << "'" << op->getName()
+                      << "' is not supported by tessera-run (the CPU "
+                         "pipeline has no lowering for it)";
+  }
+  if (unsupported.empty())
+    casts.front()->emitError()
+        << "a value of type " << casts.front()->getOperandTypes()
+        << " is not supported by tessera-run (the CPU pipeline cannot "
+           "lower it)";
+  return makeReportedError();
+}
+
 llvm::Expected<EntryLayouts>
 mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
                                    const CompileOptions &options) {
@@ -346,6 +381,8 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
         pm.addPass(createCanonicalizerPass());
         buildTesseraCpuPipeline(pm, cpu);
       }))
+    return std::move(error);
+  if (llvm::Error error = checkLoweredToLLVM(module))
     return std::move(error);
   return layouts;
 }
