@@ -7,12 +7,18 @@
 #include "tessera/Runtime/HostArray.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <new>
-#include <sstream>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tessera::rt {
 
@@ -78,6 +84,69 @@ const char *getDTypeName(DType dtype) {
 bool isFloat(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
          dtype == DType::BF16;
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+bool getByteSize(DType dtype, const std::vector<int64_t> &shape,
+                 int64_t &bytes) {
+  // As NumPy: the nonzero dimensions must not overflow even when another
+  // one is zero (strides are computed from them).
+  int64_t n = getDTypeBytes(dtype);
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return false;
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(n, d, &n))
+      return false;
+  }
+  bytes = empty ? 0 : n;
+  return true;
+}
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::string formatByteSize(int64_t bytes) {
+  if (bytes < 1024)
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char *const units[] = {"KiB", "MiB", "GiB",
+                                      "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  // Three significant digits.
+  const char *format = value < 9.995 ? "%.2f %s"
+                       : value < 99.95 ? "%.1f %s"
+                                       : "%.0f %s";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), format, value, units[unit]);
+  return buffer;
+}
+
+int64_t getPhysicalMemoryBytes() {
+  static const int64_t physical = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    int64_t bytes = 0;
+    if (pages <= 0 || pageSize <= 0 ||
+        __builtin_mul_overflow(int64_t(pages), int64_t(pageSize), &bytes))
+      return int64_t(0);
+    return bytes;
+  }();
+  return physical;
 }
 
 //===----------------------------------------------------------------------===//
@@ -164,28 +233,77 @@ static constexpr size_t kAlignment = 64;
 
 void HostArray::Free::operator()(uint8_t *p) const { std::free(p); }
 
-void HostArray::allocate() {
+bool HostArray::allocate() {
   // Zero-initialized, 64-byte aligned, at least one alignment unit.
-  size_t bytes = static_cast<size_t>(getNumBytes());
+  int64_t size = 0;
+  if (!getByteSize(dtype, shape, size) ||
+      static_cast<uint64_t>(size) >
+          std::numeric_limits<size_t>::max() - kAlignment)
+    return false;
+  size_t bytes = static_cast<size_t>(size);
   size_t rounded = std::max<size_t>(kAlignment, (bytes + kAlignment - 1) /
                                                     kAlignment * kAlignment);
   auto *p = static_cast<uint8_t *>(std::aligned_alloc(kAlignment, rounded));
   if (!p)
-    throw std::bad_alloc();
+    return false;
   std::memset(p, 0, rounded);
   storage.reset(p);
+  return true;
 }
 
 HostArray::HostArray(DType dtype, std::vector<int64_t> shape)
     : dtype(dtype), shape(std::move(shape)) {
-  allocate();
+  if (!allocate())
+    throw std::bad_alloc();
 }
 
 HostArray::HostArray(const HostArray &other)
     : dtype(other.dtype), shape(other.shape) {
-  allocate();
+  if (!allocate())
+    throw std::bad_alloc();
   if (other.storage)
     std::memcpy(storage.get(), other.storage.get(), getNumBytes());
+}
+
+bool HostArray::create(DType dtype, std::vector<int64_t> shape, HostArray &out,
+                       std::string &error) {
+  try {
+    auto describe = [&] {
+      return "an array of shape " + formatShape(shape) + " and dtype " +
+             getDTypeName(dtype);
+    };
+    for (int64_t d : shape) {
+      if (d < 0) {
+        error = describe() + " has a negative dimension";
+        return false;
+      }
+    }
+    int64_t bytes = 0;
+    if (!getByteSize(dtype, shape, bytes)) {
+      error = describe() + " overflows a 64-bit byte count";
+      return false;
+    }
+    int64_t physical = getPhysicalMemoryBytes();
+    if (physical > 0 && bytes > physical) {
+      error = describe() + " needs " + formatByteSize(bytes) +
+              ", more than the " + formatByteSize(physical) +
+              " of memory of this host";
+      return false;
+    }
+    HostArray result;
+    result.dtype = dtype;
+    result.shape = shape;
+    if (!result.allocate()) {
+      error = "out of memory allocating " + formatByteSize(bytes) + " for " +
+              describe();
+      return false;
+    }
+    out = std::move(result);
+    return true;
+  } catch (const std::exception &) {
+    error = "out of memory creating an array";
+    return false;
+  }
 }
 
 HostArray &HostArray::operator=(const HostArray &other) {
@@ -195,9 +313,14 @@ HostArray &HostArray::operator=(const HostArray &other) {
 }
 
 int64_t HostArray::getNumElements() const {
+  // Arrays are created only with counts that fit; saturate anyway.
+  for (int64_t d : shape)
+    if (d <= 0)
+      return 0;
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -277,7 +400,9 @@ void HostArray::setFromDouble(int64_t i, double value) {
   }
 }
 
-std::string HostArray::getTypeString() const {
+/// "f32[4,8]".
+static std::string getTypeString(DType dtype,
+                                 const std::vector<int64_t> &shape) {
   std::string text = getDTypeName(dtype);
   text += '[';
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -287,6 +412,10 @@ std::string HostArray::getTypeString() const {
   }
   text += ']';
   return text;
+}
+
+std::string HostArray::getTypeString() const {
+  return tessera::rt::getTypeString(dtype, shape);
 }
 
 //===----------------------------------------------------------------------===//
@@ -412,40 +541,92 @@ void byteSwap(uint8_t *data, int64_t count, int64_t width) {
     std::reverse(data + i * width, data + (i + 1) * width);
 }
 
-} // namespace
+/// What the header of a .npy file says.
+struct NpyInfo {
+  /// Where the header text starts and its length.
+  size_t headerStart = 0;
+  size_t headerLength = 0;
+  DType dtype = DType::F32;
+  bool bigEndian = false;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+  /// The bytes of the data section the shape calls for.
+  int64_t dataBytes = 0;
 
-bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
-              HostArray &array, std::string &error) {
-  auto fail = [&](const std::string &message) {
-    error = name + ": " + message;
+  size_t getDataStart() const { return headerStart + headerLength; }
+};
+
+/// Reads the magic string, the version and the header length from the
+/// first `size` bytes (at most 12 are looked at). Returns false with
+/// `message` set on a bad or truncated prefix.
+bool parsePrefix(const uint8_t *bytes, size_t size, NpyInfo &info,
+                 std::string &message) {
+  static const uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (size < sizeof(magic) || std::memcmp(bytes, magic, sizeof(magic)) != 0) {
+    message = "not a .npy file (bad magic string)";
+    return false;
+  }
+  if (size < 10) {
+    message = "truncated .npy header";
+    return false;
+  }
+  uint8_t major = bytes[6];
+  if (major == 1) {
+    info.headerLength = bytes[8] | (bytes[9] << 8);
+    info.headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (size < 12) {
+      message = "truncated .npy header";
+      return false;
+    }
+    info.headerLength = static_cast<size_t>(bytes[8]) | (bytes[9] << 8) |
+                        (bytes[10] << 16) |
+                        (static_cast<size_t>(bytes[11]) << 24);
+    info.headerStart = 12;
+  } else {
+    message = "unsupported .npy format version " + std::to_string(major);
+    return false;
+  }
+  if (info.headerLength > static_cast<size_t>(kMaxNpyHeaderBytes)) {
+    message = "the .npy header is " + std::to_string(info.headerLength) +
+              " bytes long, more than the limit of " +
+              std::to_string(kMaxNpyHeaderBytes);
+    return false;
+  }
+  return true;
+}
+
+/// `text` from a header in single quotes, for a one-line message: bytes
+/// outside printable ASCII as \xNN, at most 64 of them.
+std::string quote(const std::string &text) {
+  std::string result = "'";
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i == 64) {
+      result += "...";
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      result += static_cast<char>(c);
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+      result += escaped;
+    }
+  }
+  return result + "'";
+}
+
+/// Parses the header's dictionary into `info` and computes the size of the
+/// data section. Returns false with `message` set.
+bool parseHeader(const std::string &header, NpyInfo &info,
+                 std::string &message) {
+  auto fail = [&](const std::string &text) {
+    message = text;
     return false;
   };
-  static const uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (size < 10 || std::memcmp(bytes, magic, sizeof(magic)) != 0)
-    return fail("not a .npy file (bad magic string)");
-  uint8_t major = bytes[6];
-  size_t headerLength, headerStart;
-  if (major == 1) {
-    headerLength = bytes[8] | (bytes[9] << 8);
-    headerStart = 10;
-  } else if (major == 2 || major == 3) {
-    if (size < 12)
-      return fail("truncated .npy header");
-    headerLength = static_cast<size_t>(bytes[8]) | (bytes[9] << 8) |
-                   (bytes[10] << 16) | (static_cast<size_t>(bytes[11]) << 24);
-    headerStart = 12;
-  } else {
-    return fail("unsupported .npy format version " + std::to_string(major));
-  }
-  if (headerLength > size - headerStart)
-    return fail("truncated .npy header");
-  std::string header(reinterpret_cast<const char *>(bytes + headerStart),
-                     headerLength);
-
   std::string descr;
-  bool fortranOrder = false, haveDescr = false, haveOrder = false,
-       haveShape = false;
-  std::vector<int64_t> shape;
+  bool haveDescr = false, haveOrder = false, haveShape = false;
   HeaderParser parser(header);
   if (!parser.consume('{'))
     return fail("malformed .npy header: expected a dictionary");
@@ -458,15 +639,15 @@ bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
         return fail("malformed .npy header: bad 'descr'");
       haveDescr = true;
     } else if (key == "fortran_order") {
-      if (!parser.parseBool(fortranOrder))
+      if (!parser.parseBool(info.fortranOrder))
         return fail("malformed .npy header: bad 'fortran_order'");
       haveOrder = true;
     } else if (key == "shape") {
-      if (!parser.parseShape(shape))
+      if (!parser.parseShape(info.shape))
         return fail("malformed .npy header: bad 'shape'");
       haveShape = true;
     } else {
-      return fail("malformed .npy header: unknown key '" + key + "'");
+      return fail("malformed .npy header: unknown key " + quote(key));
     }
     if (!parser.consume(',')) {
       if (!parser.consume('}'))
@@ -474,150 +655,332 @@ bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
       break;
     }
   }
+  if (!parser.atEnd())
+    return fail("malformed .npy header: unexpected text after the dictionary");
   if (!haveDescr || !haveOrder || !haveShape)
     return fail("malformed .npy header: 'descr', 'fortran_order' and 'shape' "
                 "are required");
-  DType dtype;
-  bool bigEndian = false;
-  if (!parseDescr(descr, dtype, bigEndian))
-    return fail("unsupported dtype '" + descr + "'");
+  if (static_cast<int64_t>(info.shape.size()) > kMaxNpyRank)
+    return fail("malformed .npy header: the shape has " +
+                std::to_string(info.shape.size()) +
+                " dimensions, more than " + std::to_string(kMaxNpyRank));
+  if (!parseDescr(descr, info.dtype, info.bigEndian))
+    return fail("unsupported dtype " + quote(descr));
+  if (!getByteSize(info.dtype, info.shape, info.dataBytes))
+    return fail("an array of shape " + formatShape(info.shape) +
+                " and dtype " + getDTypeName(info.dtype) +
+                " overflows a 64-bit byte count");
+  return true;
+}
 
-  int64_t width = getDTypeBytes(dtype);
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / width / d)
-      return fail("array too large");
-    count *= d;
-  }
-  size_t dataStart = headerStart + headerLength;
-  uint64_t expected = static_cast<uint64_t>(count) * width;
-  if (size - dataStart != expected)
-    return fail("has " + std::to_string(size - dataStart) +
-                " bytes of data, expected " + std::to_string(expected) +
-                " for " + getDTypeName(dtype) + " of shape " + [&] {
-                  std::string s = "(";
-                  for (size_t i = 0; i < shape.size(); ++i)
-                    s += (i ? ", " : "") + std::to_string(shape[i]);
-                  return s + (shape.size() == 1 ? ",)" : ")");
-                }());
+/// "has 20 bytes of data, expected 24 for f32 of shape (2, 3)".
+std::string describeDataSize(uint64_t actual, const NpyInfo &info) {
+  return "has " + std::to_string(actual) + " bytes of data, expected " +
+         std::to_string(info.dataBytes) + " for " + getDTypeName(info.dtype) +
+         " of shape " + formatShape(info.shape);
+}
 
-  HostArray result(dtype, shape);
-  if (expected)
-    std::memcpy(result.data(), bytes + dataStart, expected);
-  if (bigEndian && width > 1)
-    byteSwap(result.data(), count, width);
-  if (fortranOrder && shape.size() > 1) {
-    // Column-major to row-major.
-    HostArray rowMajor(dtype, shape);
-    size_t rank = shape.size();
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t source = 0, stride = 1;
-      for (size_t d = 0; d < rank; ++d) {
-        source += index[d] * stride;
-        stride *= shape[d];
-      }
-      std::memcpy(rowMajor.data() + i * width, result.data() + source * width,
-                  width);
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < shape[d])
-          break;
-        index[d] = 0;
-      }
+/// Makes `array` (holding the raw data of `info`) native-endian and
+/// row-major. Returns false with `message` set if the row-major copy of a
+/// Fortran-order array cannot be allocated.
+bool normalize(const NpyInfo &info, HostArray &array, std::string &message) {
+  int64_t width = getDTypeBytes(info.dtype);
+  int64_t count = array.getNumElements();
+  if (info.bigEndian && width > 1)
+    byteSwap(array.data(), count, width);
+  const std::vector<int64_t> &shape = info.shape;
+  if (!info.fortranOrder || shape.size() <= 1 || count == 0)
+    return true;
+  // Column-major to row-major.
+  HostArray rowMajor;
+  if (!HostArray::create(info.dtype, shape, rowMajor, message))
+    return false;
+  size_t rank = shape.size();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t source = 0, stride = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      source += index[d] * stride;
+      stride *= shape[d];
     }
-    result = std::move(rowMajor);
+    std::memcpy(rowMajor.data() + i * width, array.data() + source * width,
+                width);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
   }
+  array = std::move(rowMajor);
+  return true;
+}
+
+/// Closes a file descriptor.
+struct FileCloser {
+  int fd;
+  ~FileCloser() { ::close(fd); }
+};
+
+/// Reads up to `size` bytes, stopping early only at the end of the file.
+/// Returns the bytes read, or -1 with errno set on a read error.
+int64_t readFully(int fd, void *buffer, size_t size) {
+  auto *out = static_cast<uint8_t *>(buffer);
+  size_t done = 0;
+  while (done < size) {
+    // Linux reads at most about 2 GiB at once.
+    size_t chunk = std::min<size_t>(size - done, size_t(1) << 30);
+    ssize_t n = ::read(fd, out + done, chunk);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (n == 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<int64_t>(done);
+}
+
+/// What kind of file `mode` is: "a directory", "a FIFO", ...
+const char *describeFileType(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+bool readNpyFile(const std::string &path, HostArray &array,
+                 std::string &error) {
+  auto fail = [&](const std::string &message) {
+    error = path + ": " + message;
+    return false;
+  };
+  // Non-blocking, so that opening a FIFO does not wait for a writer; only
+  // regular files are read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return fail(std::string("cannot open file: ") + std::strerror(errno));
+  FileCloser closer{fd};
+  struct stat status;
+  if (::fstat(fd, &status) != 0)
+    return fail(std::string("cannot open file: ") + std::strerror(errno));
+  if (S_ISDIR(status.st_mode))
+    return fail("is a directory, not a .npy file");
+  if (!S_ISREG(status.st_mode))
+    return fail(std::string("is ") + describeFileType(status.st_mode) +
+                ", not a regular .npy file");
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0)
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+
+  auto readError = [&] {
+    return fail(std::string("read error: ") + std::strerror(errno));
+  };
+  uint8_t prefix[12];
+  NpyInfo info;
+  std::string message;
+  int64_t got = readFully(fd, prefix, 10);
+  if (got < 0)
+    return readError();
+  if (got == 10 && (prefix[6] == 2 || prefix[6] == 3)) {
+    int64_t more = readFully(fd, prefix + 10, 2);
+    if (more < 0)
+      return readError();
+    got += more;
+  }
+  if (!parsePrefix(prefix, static_cast<size_t>(got), info, message))
+    return fail(message);
+  std::string header(info.headerLength, '\0');
+  got = readFully(fd, header.data(), header.size());
+  if (got < 0)
+    return readError();
+  if (static_cast<size_t>(got) != header.size())
+    return fail("truncated .npy header");
+  if (!parseHeader(header, info, message))
+    return fail(message);
+
+  uint64_t fileBytes = static_cast<uint64_t>(status.st_size);
+  uint64_t dataStart = info.getDataStart();
+  uint64_t available = fileBytes > dataStart ? fileBytes - dataStart : 0;
+  if (available != static_cast<uint64_t>(info.dataBytes))
+    return fail(describeDataSize(available, info));
+  HostArray result;
+  if (!HostArray::create(info.dtype, info.shape, result, message))
+    return fail(message);
+  got = readFully(fd, result.data(), static_cast<size_t>(info.dataBytes));
+  if (got < 0)
+    return readError();
+  if (got != info.dataBytes)
+    return fail(describeDataSize(static_cast<uint64_t>(got), info) +
+                " (the file shrank while it was read)");
+  if (!normalize(info, result, message))
+    return fail(message);
   array = std::move(result);
   return true;
 }
 
-bool readNpy(const std::string &path, HostArray &array, std::string &error) {
-  std::ifstream file(path, std::ios::binary);
+bool parseNpyBytes(const uint8_t *bytes, size_t size, const std::string &name,
+                   HostArray &array, std::string &error) {
+  auto fail = [&](const std::string &message) {
+    error = name + ": " + message;
+    return false;
+  };
+  NpyInfo info;
+  std::string message;
+  if (!bytes)
+    size = 0;
+  if (!parsePrefix(bytes, size, info, message))
+    return fail(message);
+  if (info.headerLength > size - info.headerStart)
+    return fail("truncated .npy header");
+  std::string header(reinterpret_cast<const char *>(bytes + info.headerStart),
+                     info.headerLength);
+  if (!parseHeader(header, info, message))
+    return fail(message);
+  uint64_t available = size - info.getDataStart();
+  if (available != static_cast<uint64_t>(info.dataBytes))
+    return fail(describeDataSize(available, info));
+  HostArray result;
+  if (!HostArray::create(info.dtype, info.shape, result, message))
+    return fail(message);
+  if (info.dataBytes)
+    std::memcpy(result.data(), bytes + info.getDataStart(), info.dataBytes);
+  if (!normalize(info, result, message))
+    return fail(message);
+  array = std::move(result);
+  return true;
+}
+
+/// The npy descr of `dtype`.
+const char *getDescr(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "<f4";
+  case DType::F64:
+    return "<f8";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "bfloat16";
+  case DType::I1:
+    return "|b1";
+  case DType::I8:
+    return "|i1";
+  case DType::I16:
+    return "<i2";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  case DType::U8:
+    return "|u1";
+  case DType::U16:
+    return "<u2";
+  case DType::U32:
+    return "<u4";
+  case DType::U64:
+    return "<u8";
+  }
+  return "<f4";
+}
+
+bool writeNpyFile(const std::string &path, const HostArray &array,
+                  std::string &error) {
+  int64_t bytes = 0;
+  if (!getByteSize(array.getDType(), array.getShape(), bytes)) {
+    error = path + ": an array of shape " + formatShape(array.getShape()) +
+            " and dtype " + getDTypeName(array.getDType()) +
+            " overflows a 64-bit byte count";
+    return false;
+  }
+  if (bytes > 0 && !array.data()) {
+    error = path + ": the array has no data";
+    return false;
+  }
+  std::string header = std::string("{'descr': '") +
+                       getDescr(array.getDType()) +
+                       "', 'fortran_order': False, 'shape': " +
+                       formatShape(array.getShape()) + ", }";
+  // Version 1.0 stores the header length in 2 bytes; longer headers (a
+  // very high rank) need version 2.0.
+  int version = header.size() + 1 + 63 + 10 <= 0xffff ? 1 : 2;
+  size_t prefixBytes = version == 1 ? 10 : 12;
+  // Pad with spaces so that the data start at a multiple of 64 bytes.
+  size_t total = prefixBytes + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string prefix = "\x93NUMPY";
+  prefix += static_cast<char>(version);
+  prefix += '\0';
+  size_t length = header.size();
+  for (size_t i = 0; i < prefixBytes - 8; ++i)
+    prefix += static_cast<char>((length >> (8 * i)) & 0xff);
+
+  std::FILE *file = std::fopen(path.c_str(), "wb");
   if (!file) {
-    error = path + ": cannot open file";
+    error = path + ": cannot create file: " + std::strerror(errno);
     return false;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                             std::istreambuf_iterator<char>());
-  if (file.bad()) {
-    error = path + ": read error";
+  bool ok = std::fwrite(prefix.data(), 1, prefix.size(), file) ==
+                prefix.size() &&
+            std::fwrite(header.data(), 1, header.size(), file) ==
+                header.size() &&
+            (bytes == 0 ||
+             std::fwrite(array.data(), 1, static_cast<size_t>(bytes), file) ==
+                 static_cast<size_t>(bytes));
+  int writeErrno = errno;
+  if (std::fclose(file) != 0 && ok) {
+    ok = false;
+    writeErrno = errno;
+  }
+  if (!ok) {
+    error = path + ": write error: " + std::strerror(writeErrno);
     return false;
   }
-  return parseNpy(bytes.data(), bytes.size(), path, array, error);
+  return true;
+}
+
+/// Runs `body`, turning any exception into an error naming `name`.
+template <typename Body>
+bool catchAll(const std::string &name, std::string &error, Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    error = name + ": out of memory";
+  } catch (const std::exception &e) {
+    error = name + ": " + e.what();
+  } catch (...) {
+    error = name + ": unexpected error";
+  }
+  return false;
+}
+
+} // namespace
+
+bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
+              HostArray &array, std::string &error) {
+  return catchAll(name, error, [&] {
+    return parseNpyBytes(bytes, size, name, array, error);
+  });
+}
+
+bool readNpy(const std::string &path, HostArray &array, std::string &error) {
+  return catchAll(path, error,
+                  [&] { return readNpyFile(path, array, error); });
 }
 
 bool writeNpy(const std::string &path, const HostArray &array,
               std::string &error) {
-  std::string descr;
-  switch (array.getDType()) {
-  case DType::F32:
-    descr = "<f4";
-    break;
-  case DType::F64:
-    descr = "<f8";
-    break;
-  case DType::F16:
-    descr = "<f2";
-    break;
-  case DType::BF16:
-    descr = "bfloat16";
-    break;
-  case DType::I1:
-    descr = "|b1";
-    break;
-  case DType::I8:
-    descr = "|i1";
-    break;
-  case DType::I16:
-    descr = "<i2";
-    break;
-  case DType::I32:
-    descr = "<i4";
-    break;
-  case DType::I64:
-    descr = "<i8";
-    break;
-  case DType::U8:
-    descr = "|u1";
-    break;
-  case DType::U16:
-    descr = "<u2";
-    break;
-  case DType::U32:
-    descr = "<u4";
-    break;
-  case DType::U64:
-    descr = "<u8";
-    break;
-  }
-  std::string header =
-      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
-  const auto &shape = array.getShape();
-  for (size_t i = 0; i < shape.size(); ++i)
-    header += (i ? ", " : "") + std::to_string(shape[i]);
-  header += shape.size() == 1 ? ",), }" : "), }";
-  // Pad with spaces so that the data start at a multiple of 64 bytes.
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::ofstream file(path, std::ios::binary);
-  if (!file) {
-    error = path + ": cannot create file";
-    return false;
-  }
-  const char prefix[] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0};
-  file.write(prefix, sizeof(prefix));
-  uint16_t length = static_cast<uint16_t>(header.size());
-  char lengthBytes[2] = {static_cast<char>(length & 0xff),
-                         static_cast<char>(length >> 8)};
-  file.write(lengthBytes, 2);
-  file.write(header.data(), header.size());
-  file.write(reinterpret_cast<const char *>(array.data()), array.getNumBytes());
-  if (!file) {
-    error = path + ": write error";
-    return false;
-  }
-  return true;
+  return catchAll(path, error,
+                  [&] { return writeNpyFile(path, array, error); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -628,7 +991,8 @@ int64_t ShardLayout::getNumBlocks(size_t d) const {
   int64_t n = 1;
   if (d < dims.size())
     for (const AxisPart &part : dims[d])
-      n *= part.size;
+      if (part.size > 1 && __builtin_mul_overflow(n, part.size, &n))
+        return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -645,14 +1009,49 @@ std::vector<int64_t>
 ShardLayout::getLocalShape(const std::vector<int64_t> &global) const {
   std::vector<int64_t> local(global);
   for (size_t d = 0; d < local.size(); ++d) {
-    int64_t blocks = getNumBlocks(d);
-    local[d] = (local[d] + blocks - 1) / blocks;
+    int64_t blocks = std::max<int64_t>(1, getNumBlocks(d));
+    // Rounded up, without overflowing near INT64_MAX.
+    local[d] = local[d] / blocks + (local[d] % blocks > 0 ? 1 : 0);
   }
   return local;
 }
 
+/// Checks that `layout` can cut an array of `shape` for a device at
+/// `coords`: every part names an axis of the coordinates, has pre and size
+/// >= 1, and the blocks of each dimension can be counted. Returns "" or the
+/// problem.
+static std::string checkLayout(const ShardLayout &layout,
+                               const std::vector<int64_t> &shape,
+                               const std::vector<int64_t> &coords) {
+  size_t rank = std::min(layout.dims.size(), shape.size());
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t blocks = 1;
+    for (const AxisPart &part : layout.dims[d]) {
+      if (part.axis < 0 || part.axis >= static_cast<int64_t>(coords.size()))
+        return "the layout of dimension " + std::to_string(d) +
+               " names axis " + std::to_string(part.axis) + ", but the " +
+               "device has " + std::to_string(coords.size()) +
+               " coordinates";
+      if (part.pre < 1 || part.size < 1)
+        return "the layout of dimension " + std::to_string(d) +
+               " has a part with pre " + std::to_string(part.pre) +
+               " and size " + std::to_string(part.size) +
+               " (both must be at least 1)";
+      if (coords[part.axis] < 0)
+        return "coordinate " + std::to_string(part.axis) + " is negative (" +
+               std::to_string(coords[part.axis]) + ")";
+      if (__builtin_mul_overflow(blocks, part.size, &blocks))
+        return "the layout cuts dimension " + std::to_string(d) +
+               " into more than 2^63 blocks";
+    }
+  }
+  return "";
+}
+
 /// Copies between a global array and a device's block: `toBlock` selects
 /// the direction. Rows of the innermost dimension are copied with memcpy.
+/// The layout was checked and the block has the local shape; offsets stay
+/// below the element counts of the arrays, which fit in int64_t.
 static void copyBlock(HostArray &global, HostArray &block,
                       const ShardLayout &layout,
                       const std::vector<int64_t> &coords, bool toBlock) {
@@ -669,11 +1068,15 @@ static void copyBlock(HostArray &global, HostArray &block,
   }
   std::vector<int64_t> origin(rank), extent(rank);
   for (size_t d = 0; d < rank; ++d) {
-    origin[d] = layout.getBlockIndex(d, coords) * local[d];
-    extent[d] =
-        std::max<int64_t>(0, std::min<int64_t>(local[d], shape[d] - origin[d]));
-    if (extent[d] == 0)
-      return; // An all-padding block.
+    // block index * local size < dimension + number of blocks; an index
+    // past the end (an all-padding block) is clamped, not multiplied out.
+    int64_t index = layout.getBlockIndex(d, coords);
+    int64_t start = 0;
+    if (local[d] == 0 || index > shape[d] / local[d] ||
+        __builtin_mul_overflow(index, local[d], &start) || start >= shape[d])
+      return; // An all-padding (or empty) block.
+    origin[d] = start;
+    extent[d] = std::min<int64_t>(local[d], shape[d] - start);
   }
   std::vector<int64_t> index(rank, 0);
   while (true) {
@@ -701,21 +1104,71 @@ static void copyBlock(HostArray &global, HostArray &block,
   }
 }
 
+bool extractBlock(const HostArray &global, const ShardLayout &layout,
+                  const std::vector<int64_t> &coords, HostArray &block,
+                  std::string &error) {
+  return catchAll("extractBlock", error, [&] {
+    std::string problem = checkLayout(layout, global.getShape(), coords);
+    if (!problem.empty()) {
+      error = "cannot cut " + global.getTypeString() + " into blocks: " +
+              problem;
+      return false;
+    }
+    HostArray result;
+    if (!HostArray::create(global.getDType(),
+                           layout.getLocalShape(global.getShape()), result,
+                           error))
+      return false;
+    if (global.getNumElements() > 0 && global.data())
+      copyBlock(const_cast<HostArray &>(global), result, layout, coords,
+                /*toBlock=*/true);
+    block = std::move(result);
+    return true;
+  });
+}
+
+bool insertBlock(HostArray &global, const HostArray &block,
+                 const ShardLayout &layout, const std::vector<int64_t> &coords,
+                 std::string &error) {
+  return catchAll("insertBlock", error, [&] {
+    std::string problem = checkLayout(layout, global.getShape(), coords);
+    if (!problem.empty()) {
+      error = "cannot assemble " + global.getTypeString() + " from blocks: " +
+              problem;
+      return false;
+    }
+    std::vector<int64_t> local = layout.getLocalShape(global.getShape());
+    if (block.getDType() != global.getDType() || block.getShape() != local) {
+      error = "cannot assemble " + global.getTypeString() +
+              " from blocks: the block is " + block.getTypeString() +
+              ", expected " + getTypeString(global.getDType(), local);
+      return false;
+    }
+    if (global.getNumElements() > 0 && global.data() && block.data())
+      copyBlock(global, const_cast<HostArray &>(block), layout, coords,
+                /*toBlock=*/false);
+    return true;
+  });
+}
+
 HostArray extractBlock(const HostArray &global, const ShardLayout &layout,
                        const std::vector<int64_t> &coords) {
-  HostArray block(global.getDType(), layout.getLocalShape(global.getShape()));
-  if (global.getNumElements() > 0)
-    copyBlock(const_cast<HostArray &>(global), block, layout, coords,
-              /*toBlock=*/true);
+  HostArray block;
+  std::string error;
+  if (!extractBlock(global, layout, coords, block, error)) {
+    if (checkLayout(layout, global.getShape(), coords).empty())
+      throw std::bad_alloc();
+    throw std::invalid_argument(error);
+  }
   return block;
 }
 
 void insertBlock(HostArray &global, const HostArray &block,
                  const ShardLayout &layout,
                  const std::vector<int64_t> &coords) {
-  if (global.getNumElements() > 0)
-    copyBlock(global, const_cast<HostArray &>(block), layout, coords,
-              /*toBlock=*/false);
+  std::string error;
+  if (!insertBlock(global, block, layout, coords, error))
+    throw std::invalid_argument(error);
 }
 
 } // namespace tessera::rt

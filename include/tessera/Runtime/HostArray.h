@@ -30,11 +30,35 @@ const char *getDTypeName(DType dtype);
 /// True for f16, bf16, f32 and f64.
 bool isFloat(DType dtype);
 
+/// The bytes of an array of `dtype` and `shape`, computed without
+/// overflow. Returns false (with `bytes` unset) if a dimension is negative
+/// or the count overflows int64_t. A dimension of 0 gives 0 bytes.
+bool getByteSize(DType dtype, const std::vector<int64_t> &shape,
+                 int64_t &bytes);
+/// A shape as NumPy prints it: `(2, 3)`, `(5,)`, `()`.
+std::string formatShape(const std::vector<int64_t> &shape);
+/// A byte count for people: `100 bytes`, `1.50 KiB`, `23.4 GiB`, `3.64 TiB`
+/// (three significant digits, binary units).
+std::string formatByteSize(int64_t bytes);
+/// The physical memory of this host (sysconf), or 0 if unknown.
+int64_t getPhysicalMemoryBytes();
+
 /// A dense row-major array owned by the host. Data are 64-byte aligned.
 class HostArray {
 public:
   HostArray() = default;
+  /// A zeroed array. Throws std::bad_alloc if it cannot be allocated (or its
+  /// size overflows); create() is the fallible form.
   HostArray(DType dtype, std::vector<int64_t> shape);
+  /// Sets `out` to a zeroed array of `dtype` and `shape`, or returns false
+  /// with `error` set, never throwing: a negative dimension, a byte count
+  /// that overflows (`an array of shape (...) and dtype f32 overflows a
+  /// 64-bit byte count`), more bytes than the physical memory of the host
+  /// (`an array of shape (1000000, 1000000) and dtype f32 needs 3.64 TiB,
+  /// more than the 23.4 GiB of memory of this host`), or an allocation that
+  /// fails. `out` is left unchanged on failure.
+  static bool create(DType dtype, std::vector<int64_t> shape, HostArray &out,
+                     std::string &error);
   HostArray(const HostArray &other);
   HostArray &operator=(const HostArray &other);
   HostArray(HostArray &&) = default;
@@ -42,6 +66,7 @@ public:
 
   DType getDType() const { return dtype; }
   const std::vector<int64_t> &getShape() const { return shape; }
+  /// The element count (the product of the shape; 1 for a scalar).
   int64_t getNumElements() const;
   int64_t getNumBytes() const {
     return getNumElements() * getDTypeBytes(dtype);
@@ -62,21 +87,35 @@ private:
   struct Free {
     void operator()(uint8_t *p) const;
   };
-  void allocate();
+  /// Allocates zeroed storage for the shape; false if the size overflows
+  /// or malloc fails.
+  bool allocate();
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::unique_ptr<uint8_t[], Free> storage;
 };
 
+/// The longest `.npy` header accepted (NumPy writes a few hundred bytes).
+constexpr int64_t kMaxNpyHeaderBytes = int64_t(1) << 20;
+/// The most dimensions an accepted `.npy` array has (NumPy's limit).
+constexpr int64_t kMaxNpyRank = 64;
+
 /// Reads a `.npy` file (format versions 1, 2 and 3; little- or big-endian;
-/// C or Fortran order). Returns false with a message naming the file and
-/// the problem on any malformed, truncated or unsupported input.
+/// C or Fortran order). Returns false with a one-line message naming the
+/// file and the problem on any malformed, truncated or unsupported input:
+/// a path that is not a regular file (a directory, a FIFO, a device), a
+/// header longer than kMaxNpyHeaderBytes or with text after its
+/// dictionary, a shape whose byte count overflows or exceeds the host's
+/// memory, a data section shorter or longer than the shape says. Reads the
+/// header with bounded reads, then exactly the data. Never throws.
 bool readNpy(const std::string &path, HostArray &array, std::string &error);
-/// Parses `.npy` bytes already in memory; `name` prefixes messages.
+/// Parses `.npy` bytes already in memory with the same checks; `name`
+/// prefixes messages. Never throws.
 bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
               HostArray &array, std::string &error);
-/// Writes a version 1.0 `.npy` file (bf16 as descr `bfloat16`, which NumPy
-/// reads once `ml_dtypes` is imported).
+/// Writes a `.npy` file: version 1.0, or 2.0 when the header does not fit
+/// in 64 KiB (bf16 as descr `bfloat16`, which NumPy reads once `ml_dtypes`
+/// is imported). Never throws.
 bool writeNpy(const std::string &path, const HostArray &array,
               std::string &error);
 
@@ -112,12 +151,26 @@ struct ShardLayout {
   std::vector<int64_t> getLocalShape(const std::vector<int64_t> &global) const;
 };
 
-/// The block of `global` that a device at `coords` holds; elements beyond
-/// the end of a padded block are zero.
+/// Sets `block` to the block of `global` that a device at `coords` holds
+/// (elements beyond the end of a padded block are zero). Returns false with
+/// `error` set, never throwing, if the layout does not fit the array or the
+/// coordinates (an axis out of range, a part of size < 1), or the block
+/// cannot be allocated.
+bool extractBlock(const HostArray &global, const ShardLayout &layout,
+                  const std::vector<int64_t> &coords, HostArray &block,
+                  std::string &error);
+/// Writes the block of a device at `coords` into `global` (padding
+/// dropped). Returns false with `error` set, writing nothing, if the
+/// layout does not fit or `block` does not have the block's dtype and
+/// shape.
+bool insertBlock(HostArray &global, const HostArray &block,
+                 const ShardLayout &layout, const std::vector<int64_t> &coords,
+                 std::string &error);
+/// The throwing forms: std::bad_alloc when the block cannot be allocated,
+/// std::invalid_argument (with the message of the forms above) when the
+/// layout, coordinates or block do not fit.
 HostArray extractBlock(const HostArray &global, const ShardLayout &layout,
                        const std::vector<int64_t> &coords);
-/// Writes the block of a device at `coords` into `global` (padding
-/// dropped).
 void insertBlock(HostArray &global, const HostArray &block,
                  const ShardLayout &layout, const std::vector<int64_t> &coords);
 
