@@ -206,7 +206,11 @@ static void copyBox(void *dst, const std::vector<int64_t> &dstShape,
   for (int64_t extent : box)
     if (extent == 0)
       return;
-  std::vector<int64_t> srcStride(rank), dstStride(rank);
+  // Scratch kept per thread: a fault in a data phase leaves these frames
+  // without destructors (runWithEscape), which must not leak.
+  static thread_local std::vector<int64_t> srcStride, dstStride, index;
+  srcStride.assign(rank, 0);
+  dstStride.assign(rank, 0);
   int64_t srcStep = elemSize, dstStep = elemSize;
   for (size_t i = rank; i-- > 0;) {
     srcStride[i] = srcStep;
@@ -229,7 +233,7 @@ static void copyBox(void *dst, const std::vector<int64_t> &dstShape,
     run *= box[--outer];
   if (outer > 0)
     run *= box[--outer];
-  std::vector<int64_t> index(outer, 0);
+  index.assign(outer, 0);
   for (;;) {
     std::memcpy(to, from, run);
     size_t i = outer;
@@ -262,8 +266,10 @@ static void allReducePhase(const Exchange &ex) {
   hi = std::min(hi, n);
   if (lo >= hi)
     return;
-  std::vector<const void *> srcs(ex.groupSize);
-  std::vector<void *> dsts(ex.groupSize);
+  static thread_local std::vector<const void *> srcs;
+  static thread_local std::vector<void *> dsts;
+  srcs.assign(ex.groupSize, nullptr);
+  dsts.assign(ex.groupSize, nullptr);
   for (int64_t j = 0; j < ex.groupSize; ++j) {
     srcs[j] = static_cast<const char *>(ex.ins[j]) + lo * ex.elemSize;
     dsts[j] = static_cast<char *>(ex.outs[j]) + lo * ex.elemSize;
@@ -287,7 +293,8 @@ static void reduceScatterPhase(const Exchange &ex) {
   int64_t run = block * inner;
   if (run == 0)
     return;
-  std::vector<const void *> srcs(ex.groupSize);
+  static thread_local std::vector<const void *> srcs;
+  srcs.assign(ex.groupSize, nullptr);
   void *dst = nullptr;
   bool stream = outer * run * ex.elemSize >= kStreamingBytes;
   for (int64_t o = 0; o < outer; ++o) {
@@ -304,9 +311,11 @@ static void reduceScatterPhase(const Exchange &ex) {
 static void allGatherPhase(const Exchange &ex) {
   const std::vector<int64_t> &shape = ex.sig.shape;
   int64_t dim = ex.sig.dim0;
-  std::vector<int64_t> resultShape = shape;
+  static thread_local std::vector<int64_t> resultShape, zeros, offset;
+  resultShape = shape;
   resultShape[dim] *= ex.groupSize;
-  std::vector<int64_t> zeros(shape.size(), 0), offset(shape.size(), 0);
+  zeros.assign(shape.size(), 0);
+  offset.assign(shape.size(), 0);
   for (int64_t m = 0; m < ex.groupSize; ++m) {
     offset[dim] = m * shape[dim];
     copyBox(ex.outs[ex.rank], resultShape, offset, ex.ins[m], shape, zeros,
@@ -320,11 +329,14 @@ static void allGatherPhase(const Exchange &ex) {
 static void allToAllPhase(const Exchange &ex) {
   const std::vector<int64_t> &shape = ex.sig.shape;
   int64_t split = ex.sig.dim0, concat = ex.sig.dim1;
-  std::vector<int64_t> block = shape;
+  static thread_local std::vector<int64_t> block, resultShape, srcOffset,
+      dstOffset;
+  block = shape;
   block[split] /= ex.groupSize;
-  std::vector<int64_t> resultShape = block;
+  resultShape = block;
   resultShape[concat] *= ex.groupSize;
-  std::vector<int64_t> srcOffset(shape.size(), 0), dstOffset(shape.size(), 0);
+  srcOffset.assign(shape.size(), 0);
+  dstOffset.assign(shape.size(), 0);
   srcOffset[split] = ex.rank * block[split];
   for (int64_t m = 0; m < ex.groupSize; ++m) {
     dstOffset[concat] = m * block[concat];
@@ -383,6 +395,19 @@ static void reportOutsideDevice(CollectiveKind op) {
                  "thread (run programs with tessera::rt::Mesh::run); its "
                  "output is zeros\n",
                  getCollectiveKindName(op));
+}
+
+namespace {
+/// A data phase to run under an escape frame.
+struct PhaseCall {
+  void (*phase)(const Exchange &);
+  const Exchange *exchange;
+};
+} // namespace
+
+static void runPhase(void *context) {
+  auto *call = static_cast<PhaseCall *>(context);
+  call->phase(*call->exchange);
 }
 
 /// Checks the group, meets the other members and exchanges data. Returns
@@ -451,9 +476,16 @@ static bool execute(MeshImpl &mesh, int64_t device, Call &call,
     ins[j] = r->slots[j].in;
     outs[j] = r->slots[j].out;
   }
+  bool faulted = false;
   if (ok) {
     try {
-      call.phase(Exchange{call.sig, rank, groupSize, call.elemSize, ins, outs});
+      // A fault while reading or writing the members' buffers (a buffer
+      // smaller than its call said) fails the mesh and still passes the
+      // barrier below, so that the other members are not left waiting.
+      Exchange exchange{call.sig, rank, groupSize, call.elemSize, ins, outs};
+      PhaseCall phaseCall{call.phase, &exchange};
+      faulted = !runWithEscape(runPhase, &phaseCall, "in the data phase of",
+                               call.site);
     } catch (...) {
       ok = false;
     }
@@ -463,7 +495,7 @@ static bool execute(MeshImpl &mesh, int64_t device, Call &call,
   if (!ok)
     mesh.fail("device " + std::to_string(device) + " ran out of memory in " +
               call.site);
-  return true;
+  return !faulted;
 }
 
 /// Fails the calling thread's mesh after an exception (out of memory) in an
@@ -504,6 +536,7 @@ static void runCall(Call &call, const char *site, const int64_t *parts,
       int k = static_cast<int>(op);
       state.callsByKind[k] += 1;
       state.bytesByKind[k] += std::max<int64_t>(call.inBytes, 0);
+      mesh.noteCompleted(current.device, call.site);
     }
     Clock::time_point end = Clock::now();
     state.collectiveSeconds +=
@@ -548,6 +581,8 @@ extern "C" void tessera_rt_all_reduce(const void *in, void *out,
   } catch (...) {
     reportException();
   }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
 }
 
 extern "C" void tessera_rt_all_gather(const void *in, void *out,
@@ -568,6 +603,8 @@ extern "C" void tessera_rt_all_gather(const void *in, void *out,
   } catch (...) {
     reportException();
   }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
 }
 
 extern "C" void tessera_rt_reduce_scatter(const void *in, void *out,
@@ -590,6 +627,8 @@ extern "C" void tessera_rt_reduce_scatter(const void *in, void *out,
   } catch (...) {
     reportException();
   }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
 }
 
 extern "C" void tessera_rt_all_to_all(const void *in, void *out,
@@ -613,6 +652,8 @@ extern "C" void tessera_rt_all_to_all(const void *in, void *out,
   } catch (...) {
     reportException();
   }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
 }
 
 extern "C" void tessera_rt_permute(const void *in, void *out, int64_t numBytes,
@@ -642,6 +683,8 @@ extern "C" void tessera_rt_permute(const void *in, void *out, int64_t numBytes,
   } catch (...) {
     reportException();
   }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
 }
 
 extern "C" void tessera_rt_barrier(const int64_t *parts, int32_t numParts,
@@ -653,6 +696,8 @@ extern "C" void tessera_rt_barrier(const int64_t *parts, int32_t numParts,
   } catch (...) {
     reportException();
   }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
 }
 
 extern "C" int64_t tessera_rt_axis_index(const int64_t *parts,
@@ -725,6 +770,7 @@ extern "C" const TesseraRtSymbol *tessera_rt_symbols(void) {
       TESSERA_RT_SYMBOL(tessera_rt_alloc),
       TESSERA_RT_SYMBOL(tessera_rt_aligned_alloc),
       TESSERA_RT_SYMBOL(tessera_rt_free),
+      TESSERA_RT_SYMBOL(tessera_rt_assert_failed),
       TESSERA_RT_SYMBOL(tessera_rt_symbols),
       {nullptr, nullptr},
   };

@@ -225,9 +225,10 @@ void copyDma(const Dma &dma) {
     storeFence();
 }
 
-/// Performs piece `piece` of `dma` (see Dma::prepare).
+/// Performs piece `piece` of `dma` (see Dma::prepare), or all of it if
+/// `piece` is negative.
 void copyPiece(const Dma &dma, int64_t piece) {
-  if (dma.pieces == 1) {
+  if (dma.pieces == 1 || piece < 0) {
     copyDma(dma);
     return;
   }
@@ -239,6 +240,25 @@ void copyPiece(const Dma &dma, int64_t piece) {
               dma.src + i * dma.srcStrides[0] * dma.elementBytes, stream);
   if (stream)
     storeFence();
+}
+
+/// A copy to perform under an escape frame.
+struct GuardedCopy {
+  const Dma *dma;
+  int64_t piece;
+};
+
+void performGuardedCopy(void *context) {
+  auto *copy = static_cast<GuardedCopy *>(context);
+  copyPiece(*copy->dma, copy->piece);
+}
+
+/// Performs piece `piece` of `dma` (all of it if negative). On a device, a
+/// fault while copying (a descriptor with a bad address) fails the mesh and
+/// the copy counts as done, so that nobody waits for it forever.
+void copyGuarded(const Dma &dma, int64_t piece) {
+  GuardedCopy copy{&dma, piece};
+  runWithEscape(performGuardedCopy, &copy, "in a DMA of a kernel call");
 }
 
 /// One TensorCore of a call: its arenas and DMA engine.
@@ -283,7 +303,22 @@ struct KernelCall {
   std::map<int32_t *, int64_t> pending;
   std::atomic<int64_t> bytesIn{0}, bytesOut{0}, issued{0}, skipped{0};
   int64_t peak[2] = {0, 0};
+  /// Set when a core stopped at once (a fault, a failed allocation or
+  /// assertion): the device stops after the call.
+  std::atomic<bool> left{false};
 };
+
+/// What a TensorCore runs under its escape frame.
+struct CoreCall {
+  TesseraRtKernelCoreFn fn;
+  int64_t args;
+  int32_t core;
+};
+
+void runCore(void *context) {
+  auto *core = static_cast<CoreCall *>(context);
+  core->fn(core->args, core->core);
+}
 
 /// The call and core of the calling thread.
 struct CurrentCore {
@@ -320,7 +355,7 @@ void signal(KernelCall &call, const Dma &dma) {
 
 /// Performs `dma` and signals its semaphore (call mutex not held).
 void perform(KernelCall &call, const Dma &dma) {
-  copyDma(dma);
+  copyGuarded(dma, -1);
   std::lock_guard<std::mutex> lock(call.mutex);
   signal(call, dma);
 }
@@ -349,7 +384,7 @@ Dma *takePiece(Core &core, int64_t &piece) {
 void performPiece(KernelCall &call, std::unique_lock<std::mutex> &lock,
                   Dma *dma, int64_t piece) {
   lock.unlock();
-  copyPiece(*dma, piece);
+  copyGuarded(*dma, piece);
   lock.lock();
   if (++dma->finished < dma->pieces)
     return;
@@ -477,9 +512,11 @@ bool useEngineThreads(int64_t numCores) {
 }
 } // namespace
 
-extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
-                                       const int64_t *info, int64_t args,
-                                       TesseraRtKernelCoreFn fn) {
+/// tessera_rt_kernel_call; returns whether the device must stop (a core
+/// stopped at once), which the caller does once this frame is gone.
+static bool runKernelCall(const char *name, const char *target,
+                          const int64_t *info, int64_t args,
+                          TesseraRtKernelCoreFn fn) {
   KernelCall call;
   call.name = name ? name : "";
   // Pipelined calls queue their copies, which engine threads may perform
@@ -509,15 +546,27 @@ extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
   auto start = std::chrono::steady_clock::now();
   CurrentCore saved = currentCore;
   std::vector<std::thread> threads;
+  // Each core runs under its own escape frame: a core that stops at once
+  // comes back here, and the call still ends normally (joins its threads,
+  // returns its arenas) before the device stops.
   for (int64_t c = 1; c < numCores; ++c)
     threads.emplace_back([&call, fn, args, c] {
       currentDevice = call.device;
       currentCore.core = call.cores[c].get();
-      fn(args, static_cast<int32_t>(c));
+      {
+        std::unique_ptr<DeviceThreadScope> scope;
+        if (call.device.mesh)
+          scope = std::make_unique<DeviceThreadScope>();
+        CoreCall core{fn, args, static_cast<int32_t>(c)};
+        if (!runWithEscape(runCore, &core))
+          call.left = true;
+      }
       tessera_rt_kernel_dma_drain();
     });
   currentCore.core = call.cores[0].get();
-  fn(args, 0);
+  CoreCall core0{fn, args, 0};
+  if (!runWithEscape(runCore, &core0))
+    call.left = true;
   tessera_rt_kernel_dma_drain();
   for (std::thread &thread : threads)
     thread.join();
@@ -563,6 +612,26 @@ extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
   }
   std::lock_guard<std::mutex> lock(recordsMutex);
   getRecords().push_back(std::move(record));
+  return call.left.load();
+}
+
+extern "C" void tessera_rt_kernel_call(const char *name, const char *target,
+                                       const int64_t *info, int64_t args,
+                                       TesseraRtKernelCoreFn fn) {
+  bool leave = false;
+  try {
+    leave = runKernelCall(name, target, info, args, fn);
+  } catch (const std::exception &e) {
+    // No exception crosses the C ABI (out of memory, no thread).
+    try {
+      reportError(std::string("kernel @") + (name ? name : "") + ": " +
+                  e.what());
+    } catch (...) {
+    }
+    leave = true;
+  }
+  if (leave)
+    leaveDevice();
 }
 
 extern "C" int64_t tessera_rt_kernel_arena(int32_t space, int64_t bytes) {
@@ -624,6 +693,12 @@ extern "C" void tessera_rt_kernel_dma_start(const int64_t *descriptor) {
       reinterpret_cast<int32_t *>(descriptor[TESSERA_RT_DMA_SEMAPHORE]);
   dma->amount = static_cast<int32_t>(descriptor[TESSERA_RT_DMA_AMOUNT]);
   int64_t rank = descriptor[TESSERA_RT_DMA_RANK];
+  if (rank < 0 || rank > 64) {
+    // A corrupt descriptor: nothing to copy.
+    reportError("tessera_rt_kernel_dma_start: invalid rank " +
+                std::to_string(rank) + " in a DMA descriptor");
+    return;
+  }
   const int64_t *rest = descriptor + TESSERA_RT_DMA_SIZES;
   dma->sizes.assign(rest, rest + rank);
   dma->dstStrides.assign(rest + rank, rest + 2 * rank);
@@ -632,7 +707,7 @@ extern "C" void tessera_rt_kernel_dma_start(const int64_t *descriptor) {
   Core *core = currentCore.core;
   if (!core) {
     // Outside a call (a lowered module run by hand): at once.
-    copyDma(*dma);
+    copyGuarded(*dma, -1);
     if (dma->semaphore)
       *dma->semaphore += dma->amount;
     return;
@@ -663,6 +738,12 @@ extern "C" void tessera_rt_kernel_dma_start(const int64_t *descriptor) {
 extern "C" int32_t tessera_rt_kernel_dma_wait(int64_t semaphore,
                                               int32_t amount) {
   auto *sem = reinterpret_cast<int32_t *>(semaphore);
+  if (!sem) {
+    // Checked here: a fault while the call's mutex is held would leave it
+    // locked.
+    reportError("tessera_rt_kernel_dma_wait: null semaphore");
+    return 0;
+  }
   Core *core = currentCore.core;
   if (!core) {
     if (*sem < amount)

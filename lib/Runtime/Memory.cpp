@@ -22,6 +22,8 @@
 
 #include "tessera/Runtime/Runtime.h"
 
+#include "tessera/Runtime/HostArray.h"
+
 #include "RuntimeImpl.h"
 
 #include <algorithm>
@@ -229,7 +231,16 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
   int64_t extra = align + static_cast<int64_t>(sizeof(BlockHeader));
   if (size > std::numeric_limits<int64_t>::max() - extra) {
     reportError(std::string(function) + ": size " + std::to_string(size) +
-                " is too large");
+                " (" + formatByteSize(size) + ") is too large");
+    return nullptr;
+  }
+  // More than the host has cannot succeed (or would end in the OOM killer).
+  int64_t physical = getPhysicalMemoryBytes();
+  if (physical > 0 && size > physical) {
+    reportError(std::string(function) + ": out of memory allocating " +
+                std::to_string(size) + " bytes (" + formatByteSize(size) +
+                ", more than the " + formatByteSize(physical) +
+                " of memory of this host)");
     return nullptr;
   }
   int64_t capacity = BlockCache::getCapacity(size + extra);
@@ -244,7 +255,7 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
   }
   if (!base) {
     reportError(std::string(function) + ": out of memory allocating " +
-                std::to_string(size) + " bytes");
+                std::to_string(size) + " bytes (" + formatByteSize(size) + ")");
     return nullptr;
   }
   uintptr_t user =
@@ -262,22 +273,48 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
 }
 
 // Only the error reports can throw (out of memory); exceptions never cross
-// the C ABI.
+// the C ABI. A failed allocation on a device thread ends the device at once
+// (leaveDevice): compiled code would write through the null pointer. Only
+// trivially destructible locals are alive when it leaves.
+
+/// Ends the device after a failed allocation (the error is normally
+/// recorded already; if reporting it failed, a shorter one is).
+static void leaveAfterFailedAllocation() {
+  MeshImpl *mesh = currentDevice.mesh;
+  if (!mesh)
+    return;
+  if (!mesh->hasFailed()) {
+    try {
+      mesh->fail("device " + std::to_string(currentDevice.device) +
+                 ": out of memory");
+    } catch (...) {
+    }
+  }
+  leaveDevice();
+}
 
 extern "C" void *tessera_rt_alloc(int64_t size) {
+  void *block = nullptr;
   try {
-    return allocate(64, size, "tessera_rt_alloc");
+    block = allocate(64, size, "tessera_rt_alloc");
   } catch (...) {
-    return nullptr;
+    block = nullptr;
   }
+  if (!block)
+    leaveAfterFailedAllocation();
+  return block;
 }
 
 extern "C" void *tessera_rt_aligned_alloc(int64_t alignment, int64_t size) {
+  void *block = nullptr;
   try {
-    return allocate(alignment, size, "tessera_rt_aligned_alloc");
+    block = allocate(alignment, size, "tessera_rt_aligned_alloc");
   } catch (...) {
-    return nullptr;
+    block = nullptr;
   }
+  if (!block)
+    leaveAfterFailedAllocation();
+  return block;
 }
 
 static void freeBlock(void *ptr) {

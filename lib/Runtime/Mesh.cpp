@@ -17,6 +17,7 @@
 #include "RuntimeImpl.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -35,6 +36,9 @@ static constexpr int64_t kMaxDevices = 1 << 16;
 static constexpr int kSpinRounds = 64;
 /// The longest watchdog timeout honoured (longer ones wait this long).
 static constexpr double kMaxWatchdogSeconds = 1e7;
+/// After a failure, `run` waits for the devices to end for the watchdog
+/// timeout, but at least this long, before it abandons those still running.
+static constexpr double kMinGraceSeconds = 1;
 
 const char *tessera::rt::getCollectiveKindName(CollectiveKind kind) {
   switch (kind) {
@@ -54,19 +58,28 @@ const char *tessera::rt::getCollectiveKindName(CollectiveKind kind) {
   return "unknown";
 }
 
+/// Whether `seconds` is a valid watchdog timeout: finite and >= 0.
+static bool isValidTimeout(double seconds) {
+  return std::isfinite(seconds) && seconds >= 0;
+}
+
 /// The watchdog timeout of a new mesh: TESSERA_WATCHDOG_SECONDS, or 30 s.
-static double getDefaultWatchdogSeconds() {
-  if (const char *env = std::getenv("TESSERA_WATCHDOG_SECONDS")) {
-    char *end = nullptr;
-    double value = std::strtod(env, &end);
-    if (end != env && *end == '\0')
-      return value;
-    std::fprintf(stderr,
-                 "tessera runtime: ignoring TESSERA_WATCHDOG_SECONDS=\"%s\" "
-                 "(not a number)\n",
-                 env);
+/// Returns false with `error` set if the variable is not a finite number of
+/// seconds >= 0.
+static bool getDefaultWatchdogSeconds(double &seconds, std::string &error) {
+  seconds = 30;
+  const char *env = std::getenv("TESSERA_WATCHDOG_SECONDS");
+  if (!env)
+    return true;
+  char *end = nullptr;
+  double value = std::strtod(env, &end);
+  if (end == env || *end != '\0' || !isValidTimeout(value)) {
+    error = std::string("TESSERA_WATCHDOG_SECONDS='") + env +
+            "' is not a finite number of seconds >= 0";
+    return false;
   }
-  return 30;
+  seconds = value;
+  return true;
 }
 
 /// "device 3" or "devices 0, 1, 2".
@@ -118,7 +131,8 @@ void PhaseBarrier::arriveAndWait() {
 // MeshImpl: groups and signatures
 //===----------------------------------------------------------------------===//
 
-MeshImpl::MeshImpl(const MeshSpec &meshSpec) : spec(meshSpec) {
+MeshImpl::MeshImpl(const MeshSpec &meshSpec, double watchdogSeconds)
+    : spec(meshSpec), watchdogSeconds(watchdogSeconds) {
   numDevices = 1;
   for (int64_t size : spec.axisSizes)
     numDevices *= size;
@@ -142,7 +156,6 @@ MeshImpl::MeshImpl(const MeshSpec &meshSpec) : spec(meshSpec) {
     }
     state.memory = new MemoryBucket();
   }
-  watchdogSeconds = getDefaultWatchdogSeconds();
 }
 
 MeshImpl::~MeshImpl() {
@@ -317,10 +330,16 @@ void MeshImpl::failLocked(const std::string &message) {
     return;
   firstError = message;
   failureUs = now();
+  failureTime = Clock::now();
   failed.store(true, std::memory_order_release);
   for (auto &entry : pending)
     entry.second->cv.notify_all();
   watchdogCv.notify_all();
+}
+
+void MeshImpl::noteCompleted(int64_t device, const char *site) {
+  std::lock_guard<std::mutex> guard(mutex);
+  devices[device].lastCollective = site ? site : "";
 }
 
 /// Whether [a, a + aBytes) and [b, b + bBytes) overlap.
@@ -505,8 +524,22 @@ MeshImpl::arrive(int64_t device, int64_t rank,
 //===----------------------------------------------------------------------===//
 
 void MeshImpl::finishDevice(int64_t device) {
-  std::lock_guard<std::mutex> guard(mutex);
-  devices[device].finished = true;
+  std::unique_lock<std::mutex> lock(mutex);
+  DeviceState &state = devices[device];
+  if (state.abandoned) {
+    // `run` returned long ago; its bookkeeping is over. Once the count
+    // drops, the mesh may be destroyed: nothing of it is touched after.
+    // The last abandoned thread of the run releases the fault handlers the
+    // run installed.
+    state.abandoned = false;
+    lock.unlock();
+    if (runaways.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      releaseFaultHandlers();
+    return;
+  }
+  if (traceEnabled)
+    traceEnd(device, now());
+  state.finished = true;
   --numLive;
   if (!failed.load(std::memory_order_relaxed)) {
     for (const auto &entry : pending) {
@@ -525,10 +558,32 @@ void MeshImpl::finishDevice(int64_t device) {
   watchdogCv.notify_all();
 }
 
+double MeshImpl::getGraceSeconds() const {
+  if (watchdogSeconds <= 0)
+    return 0;
+  return std::max(std::min(watchdogSeconds, kMaxWatchdogSeconds),
+                  kMinGraceSeconds);
+}
+
 void MeshImpl::watch(std::unique_lock<std::mutex> &lock) {
   while (numLive > 0) {
-    if (failed.load(std::memory_order_relaxed) || watchdogSeconds <= 0 ||
-        numWaiting == 0) {
+    if (failed.load(std::memory_order_relaxed)) {
+      // The devices get a grace period to end; those still running after
+      // it are abandoned (with the timeout off, run waits for them).
+      double grace = getGraceSeconds();
+      if (grace <= 0) {
+        watchdogCv.wait(lock);
+        continue;
+      }
+      Clock::time_point deadline =
+          failureTime + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(grace));
+      if (Clock::now() >= deadline)
+        return;
+      watchdogCv.wait_until(lock, deadline);
+      continue;
+    }
+    if (watchdogSeconds <= 0 || numWaiting == 0) {
       watchdogCv.wait(lock);
       continue;
     }
@@ -553,6 +608,28 @@ void MeshImpl::watch(std::unique_lock<std::mutex> &lock) {
   }
 }
 
+namespace {
+/// What a device thread's escape frame calls.
+struct DeviceCall {
+  MeshImpl *mesh;
+  const std::function<void(int64_t)> *fn;
+  int64_t device;
+};
+
+void callDeviceFunction(void *context) {
+  auto *call = static_cast<DeviceCall *>(context);
+  try {
+    (*call->fn)(call->device);
+  } catch (const std::exception &e) {
+    call->mesh->fail("device " + std::to_string(call->device) +
+                     " threw an exception: " + e.what());
+  } catch (...) {
+    call->mesh->fail("device " + std::to_string(call->device) +
+                     " threw an exception");
+  }
+}
+} // namespace
+
 bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
   if (!fn) {
     error = "no function to run";
@@ -560,6 +637,18 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
   }
   {
     std::lock_guard<std::mutex> guard(mutex);
+    if (runaways.load(std::memory_order_acquire) > 0) {
+      std::vector<int64_t> running;
+      for (int64_t d = 0; d < numDevices; ++d)
+        if (devices[d].abandoned)
+          running.push_back(d);
+      error = "cannot run the mesh: " +
+              (running.empty() ? std::string("a device")
+                               : describeDevices(running)) +
+              " of an earlier failed run " +
+              (running.size() > 1 ? "are" : "is") + " still running";
+      return false;
+    }
     pending.clear();
     failed.store(false, std::memory_order_relaxed);
     firstError.clear();
@@ -572,21 +661,20 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
       state.callCounters.clear();
       state.trace.clear();
       state.lastEventEndUs = 0;
+      state.lastCollective.clear();
     }
   }
+  acquireFaultHandlers();
 
   auto deviceMain = [this, &fn](int64_t device) {
     currentDevice = CurrentDevice{this, device};
-    try {
-      fn(device);
-    } catch (const std::exception &e) {
-      fail("device " + std::to_string(device) +
-           " threw an exception: " + e.what());
-    } catch (...) {
-      fail("device " + std::to_string(device) + " threw an exception");
+    {
+      DeviceThreadScope scope;
+      DeviceCall call{this, &fn, device};
+      // A device that must stop at once (a fault, a failed allocation or
+      // assertion, a collective on a failed mesh) comes back here.
+      runWithEscape(callDeviceFunction, &call);
     }
-    if (traceEnabled)
-      traceEnd(device, now());
     currentDevice = CurrentDevice{};
     finishDevice(device);
   };
@@ -604,12 +692,45 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
       break;
     }
   }
+  std::vector<int64_t> abandoned;
   {
     std::unique_lock<std::mutex> lock(mutex);
     watch(lock);
+    // Devices still running after the grace period are abandoned: their
+    // threads are detached, and their end touches only their bookkeeping.
+    if (numLive > 0) {
+      std::string details;
+      for (int64_t d = 0; d < numDevices; ++d) {
+        DeviceState &state = devices[d];
+        if (state.finished)
+          continue;
+        state.abandoned = true;
+        abandoned.push_back(d);
+        details += (details.empty() ? "" : ", ") + std::to_string(d) + " (" +
+                   (state.lastCollective.empty()
+                        ? std::string("no collective completed")
+                        : "last completed collective: " +
+                              state.lastCollective) +
+                   ")";
+      }
+      runaways.fetch_add(abandoned.size(), std::memory_order_acq_rel);
+      firstError += std::string("; ") +
+                    (abandoned.size() == 1 ? "device " : "devices ") +
+                    details + (abandoned.size() == 1 ? " was" : " were") +
+                    " still running " + formatSeconds(getGraceSeconds()) +
+                    " s after the failure and " +
+                    (abandoned.size() == 1 ? "was" : "were") + " abandoned";
+    }
   }
-  for (std::thread &thread : threads)
-    thread.join();
+  for (int64_t d = 0; d < static_cast<int64_t>(threads.size()); ++d) {
+    if (std::find(abandoned.begin(), abandoned.end(), d) != abandoned.end())
+      threads[d].detach();
+    else
+      threads[d].join();
+  }
+  // With abandoned threads, the last of them releases the handlers.
+  if (abandoned.empty())
+    releaseFaultHandlers();
 
   std::lock_guard<std::mutex> guard(mutex);
   pending.clear();
@@ -624,7 +745,17 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
 //===----------------------------------------------------------------------===//
 
 Mesh::Mesh() = default;
-Mesh::~Mesh() = default;
+
+Mesh::~Mesh() {
+  // Threads abandoned by a failed run may still use the mesh's state when
+  // they end: it is kept (reachable, for leak checkers) instead.
+  if (impl && impl->runaways.load(std::memory_order_acquire) > 0) {
+    static std::mutex mutex;
+    static auto *kept = new std::vector<MeshImpl *>();
+    std::lock_guard<std::mutex> guard(mutex);
+    kept->push_back(impl.release());
+  }
+}
 
 std::unique_ptr<Mesh> Mesh::create(const MeshSpec &spec, std::string &error) {
   if (spec.axisNames.size() != spec.axisSizes.size()) {
@@ -677,8 +808,11 @@ std::unique_ptr<Mesh> Mesh::create(const MeshSpec &spec, std::string &error) {
       seen[id] = true;
     }
   }
+  double watchdogSeconds = 30;
+  if (!getDefaultWatchdogSeconds(watchdogSeconds, error))
+    return nullptr;
   std::unique_ptr<Mesh> mesh(new Mesh());
-  mesh->impl = std::make_unique<MeshImpl>(spec);
+  mesh->impl = std::make_unique<MeshImpl>(spec, watchdogSeconds);
   return mesh;
 }
 
@@ -705,8 +839,19 @@ int64_t Mesh::deviceAt(const std::vector<int64_t> &coords) const {
   return impl->spec.deviceIds[position];
 }
 
-void Mesh::setWatchdogTimeout(double seconds) {
+bool Mesh::setWatchdogTimeout(double seconds) {
+  if (!isValidTimeout(seconds))
+    return false;
   impl->watchdogSeconds = seconds;
+  return true;
+}
+
+void Mesh::setSymbolizer(std::function<std::string(uint64_t pc)> symbolizer) {
+  impl->symbolizer = std::move(symbolizer);
+}
+
+bool Mesh::hasRunawayDevices() const {
+  return impl->runaways.load(std::memory_order_acquire) > 0;
 }
 
 double Mesh::getWatchdogTimeout() const { return impl->watchdogSeconds; }

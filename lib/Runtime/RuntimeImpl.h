@@ -29,6 +29,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csetjmp>
+#include <csignal>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -200,6 +203,13 @@ struct TraceEvent {
 
 /// The state of one device.
 struct DeviceState {
+  /// The site of the device's last completed collective this run ("" for
+  /// none), guarded by the mesh mutex.
+  std::string lastCollective;
+  /// Set (under the mesh mutex) when `run` returned while the device's
+  /// thread still ran: the thread was detached and touches nothing of the
+  /// mesh but its own bookkeeping when it ends.
+  bool abandoned = false;
   std::vector<int64_t> coords;
   MemoryBucket *memory = nullptr;
   // Written by the device's thread during a run, read between runs.
@@ -218,7 +228,7 @@ struct DeviceState {
 /// The state behind a Mesh.
 class MeshImpl {
 public:
-  MeshImpl(const MeshSpec &spec);
+  MeshImpl(const MeshSpec &spec, double watchdogSeconds);
   ~MeshImpl();
 
   MeshSpec spec;
@@ -228,6 +238,10 @@ public:
   std::vector<DeviceState> devices;
   double watchdogSeconds = 30;
   bool traceEnabled = false;
+  /// Names the function at a program counter (Mesh::setSymbolizer).
+  std::function<std::string(uint64_t)> symbolizer;
+  /// Threads of devices abandoned by runs that have not ended yet.
+  std::atomic<int64_t> runaways{0};
 
   /// Reads a C ABI part list; returns an error message, or "" on success.
   std::string parseParts(const int64_t *parts, int32_t numParts,
@@ -256,6 +270,8 @@ public:
   /// Fails the mesh with `message` unless it already failed.
   void fail(const std::string &message);
   bool hasFailed() const { return failed.load(std::memory_order_acquire); }
+  /// Records `site` as the last collective `device` completed.
+  void noteCompleted(int64_t device, const char *site);
 
   /// Microseconds since the start of the current run.
   double now() const;
@@ -273,6 +289,7 @@ public:
   void traceEnd(int64_t device, double endUs);
   /// Mesh::writeTrace.
   bool writeTrace(const std::string &path, std::string &error) const;
+  bool writeTraceFile(const std::string &path, std::string &error) const;
 
   /// The first error of the last run.
   std::string firstError;
@@ -283,8 +300,11 @@ private:
   void finishDevice(int64_t device);
   void watch(std::unique_lock<std::mutex> &lock);
   std::string describeWaiting() const;
+  /// The seconds `run` waits after a failure for the devices to end before
+  /// it abandons those still running (0: forever).
+  double getGraceSeconds() const;
 
-  std::mutex mutex;
+  mutable std::mutex mutex;
   std::condition_variable watchdogCv;
   std::atomic<bool> failed{false};
   /// Rendezvous some member arrived at, by member set plus call counter.
@@ -293,6 +313,7 @@ private:
   int64_t numWaiting = 0;
   Clock::time_point runStart;
   Clock::time_point lastCompletion;
+  Clock::time_point failureTime;
 };
 
 /// The mesh and device of the calling thread (none outside device threads).
@@ -304,6 +325,73 @@ struct CurrentDevice {
   const int64_t *order = nullptr;
 };
 extern thread_local CurrentDevice currentDevice;
+
+//===----------------------------------------------------------------------===//
+// Leaving a device: escape frames and faults (Fault.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Where a thread running device code goes back to when its device must
+/// stop at once: a signal in device code (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+/// SIGABRT), a failed allocation or assertion, a collective on a failed
+/// mesh. Frames nest (a kernel call's cores, a collective's data phase);
+/// the innermost one of the thread is left. Set up by runWithEscape.
+struct EscapeFrame {
+  sigjmp_buf buf;
+  EscapeFrame *outer = nullptr;
+  // Written by the signal handler (async-signal-safe) before it jumps here;
+  // `signal` stays 0 when the runtime left after recording its own error.
+  volatile int signal = 0;
+  volatile int code = 0;
+  volatile uintptr_t address = 0;
+  volatile uintptr_t pc = 0;
+  volatile uintptr_t sp = 0;
+};
+
+/// The innermost escape frame of the calling thread, or null.
+extern thread_local EscapeFrame *currentEscape;
+
+/// Calls `body(context)` on the calling device thread under a new escape
+/// frame. Returns true when `body` returned, false when the device left it
+/// (a signal, which this function reports on the mesh as `device N: SIGSEGV
+/// (...) in <function> at pc 0x...`, followed by `where` and `site` if the
+/// symbolizer does not know the function; or an error the runtime already
+/// recorded). `body`'s frames are discarded without running destructors.
+/// Exceptions propagate (the frame is popped). Outside a device thread (no
+/// mesh) it just calls `body`.
+bool runWithEscape(void (*body)(void *), void *context,
+                   const char *where = nullptr, const char *site = nullptr);
+
+/// Leaves the calling thread's innermost escape frame (the reason is
+/// already recorded on the mesh). Returns only if the thread has none.
+void leaveDevice();
+
+/// Leaves the device (leaveDevice) if the calling thread is a device thread
+/// whose mesh failed.
+void leaveIfMeshFailed();
+
+/// While alive, the calling thread has an alternate signal stack (so that a
+/// stack overflow in device code can be reported) and its stack bounds are
+/// known (to tell a stack overflow from other faults). Restores the
+/// previous alternate stack.
+class DeviceThreadScope {
+public:
+  DeviceThreadScope();
+  ~DeviceThreadScope();
+  DeviceThreadScope(const DeviceThreadScope &) = delete;
+  DeviceThreadScope &operator=(const DeviceThreadScope &) = delete;
+
+private:
+  void *memory = nullptr;
+  size_t size = 0;
+  stack_t previous{};
+  bool installed = false;
+};
+
+/// Installs the fault handlers (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT)
+/// while at least one acquisition is held; the last release restores the
+/// previous handlers.
+void acquireFaultHandlers();
+void releaseFaultHandlers();
 
 } // namespace tessera::rt::detail
 

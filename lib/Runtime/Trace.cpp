@@ -37,10 +37,71 @@ void MeshImpl::traceEnd(int64_t device, double endUs) {
   state.lastEventEndUs = endUs;
 }
 
-/// Appends `text` as a JSON string.
+/// The length of the well-formed UTF-8 sequence at `p` (`n` bytes left), or
+/// 0 if it is not one; `prefix` is then the length of its maximal
+/// well-formed prefix (at least 1), which is replaced by one U+FFFD.
+static size_t getUtf8Length(const unsigned char *p, size_t n,
+                            size_t &prefix) {
+  unsigned char c = p[0];
+  size_t length;
+  // The range of the second byte (excluding overlong forms, surrogates and
+  // code points above U+10FFFF); later bytes are 0x80..0xbf.
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xc2 && c <= 0xdf) {
+    length = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    length = 3;
+    if (c == 0xe0)
+      lo = 0xa0;
+    else if (c == 0xed)
+      hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    length = 4;
+    if (c == 0xf0)
+      lo = 0x90;
+    else if (c == 0xf4)
+      hi = 0x8f;
+  } else {
+    prefix = 1;
+    return 0;
+  }
+  size_t i = 1;
+  for (; i < length && i < n; ++i) {
+    unsigned char next = p[i];
+    if (i == 1 ? (next < lo || next > hi) : (next < 0x80 || next > 0xbf))
+      break;
+  }
+  if (i == length)
+    return length;
+  prefix = i;
+  return 0;
+}
+
+/// Appends `text` as a JSON string: quotes, backslashes and control
+/// characters escaped, and each ill-formed UTF-8 sequence (any bytes: a
+/// site comes from the program, an error may quote a file name) replaced
+/// by U+FFFD, so that the file is always valid JSON.
 static void appendString(std::string &json, const std::string &text) {
   json += '"';
-  for (char c : text) {
+  const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
+  size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    unsigned char c = bytes[i];
+    size_t prefix = 1;
+    size_t length = getUtf8Length(bytes + i, n - i, prefix);
+    if (length == 0) {
+      json += "\\ufffd";
+      i += prefix;
+      continue;
+    }
+    if (length > 1) {
+      json.append(text, i, length);
+      i += length;
+      continue;
+    }
+    ++i;
     switch (c) {
     case '"':
       json += "\\\"";
@@ -54,13 +115,17 @@ static void appendString(std::string &json, const std::string &text) {
     case '\t':
       json += "\\t";
       break;
+    case '\r':
+      json += "\\r";
+      break;
     default:
-      if (static_cast<unsigned char>(c) < 0x20) {
+      if (c < 0x20 || c == 0x7f) {
         char escaped[8];
-        std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+        std::snprintf(escaped, sizeof(escaped), "\\u%04x",
+                      static_cast<unsigned>(c));
         json += escaped;
       } else {
-        json += c;
+        json += static_cast<char>(c);
       }
     }
   }
@@ -75,6 +140,24 @@ static std::string formatMicros(double us) {
 }
 
 bool MeshImpl::writeTrace(const std::string &path, std::string &error) const {
+  try {
+    return writeTraceFile(path, error);
+  } catch (const std::exception &e) {
+    error = "cannot write \"" + path + "\": " + e.what();
+    return false;
+  }
+}
+
+bool MeshImpl::writeTraceFile(const std::string &path,
+                              std::string &error) const {
+  // The events of devices a failed run abandoned are left out: their
+  // threads may still append to them.
+  std::vector<bool> abandoned(numDevices);
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    for (int64_t d = 0; d < numDevices; ++d)
+      abandoned[d] = devices[d].abandoned;
+  }
   std::string json = "{\"traceEvents\":[\n";
   json += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
           "\"args\":{\"name\":\"tessera mesh\"}}";
@@ -88,6 +171,8 @@ bool MeshImpl::writeTrace(const std::string &path, std::string &error) const {
             tid + ",\"args\":{\"sort_index\":" + tid + "}}";
   }
   for (int64_t d = 0; d < numDevices; ++d) {
+    if (abandoned[d])
+      continue;
     std::string tid = std::to_string(d);
     for (const TraceEvent &event : devices[d].trace) {
       json += ",\n{\"name\":";

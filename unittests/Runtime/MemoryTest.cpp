@@ -183,8 +183,14 @@ TEST(MemoryTest, NegativeSizeIsAnError) {
   void *p = reinterpret_cast<void *>(1);
   std::string error =
       runFail(*mesh, [&](int64_t) { p = tessera_rt_alloc(-5); });
-  EXPECT_EQ(p, nullptr);
+  // The device ended in the call: it never returned a pointer.
+  EXPECT_EQ(p, reinterpret_cast<void *>(1));
   EXPECT_EQ(error, "device 0: tessera_rt_alloc: negative size -5");
+}
+
+TEST(MemoryTest, FailedAllocationOutsideAMeshReturnsNull) {
+  EXPECT_EQ(tessera_rt_alloc(-5), nullptr);
+  EXPECT_EQ(tessera_rt_aligned_alloc(64, int64_t(1) << 62), nullptr);
 }
 
 TEST(MemoryTest, CollectiveCounters) {

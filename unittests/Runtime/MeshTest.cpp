@@ -12,6 +12,7 @@
 
 #include "RuntimeTestUtils.h"
 
+#include <chrono>
 #include <set>
 #include <stdexcept>
 
@@ -143,7 +144,7 @@ TEST(MeshTest, SymbolTable) {
         "tessera_rt_reduce_scatter", "tessera_rt_all_to_all",
         "tessera_rt_permute", "tessera_rt_barrier", "tessera_rt_axis_index",
         "tessera_rt_device_id", "tessera_rt_alloc", "tessera_rt_aligned_alloc",
-        "tessera_rt_free", "tessera_rt_symbols"})
+        "tessera_rt_free", "tessera_rt_assert_failed", "tessera_rt_symbols"})
     EXPECT_EQ(names.count(name), 1u) << name;
   EXPECT_EQ(reinterpret_cast<void *>(&tessera_rt_free), [] {
     for (const TesseraRtSymbol *s = tessera_rt_symbols(); s->name; ++s)
@@ -154,5 +155,23 @@ TEST(MeshTest, SymbolTable) {
 }
 
 TEST(MeshTest, HeaderCompilesAsC) {
-  EXPECT_EQ(tesseraRuntimeHeaderCompilesAsC(), 12);
+  EXPECT_EQ(tesseraRuntimeHeaderCompilesAsC(), 14);
+}
+
+TEST(MeshTest, HugeMeshesAreRefusedBeforeAllocating) {
+  // Refused from the axis sizes alone, at once: no per-device state (the
+  // last one would need 2^62 of it).
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(createError({{"x", "y"}, {65536, 2}, {}}),
+            "the mesh has more than 65536 devices");
+  EXPECT_EQ(createError({{"x"}, {int64_t(1) << 40}, {}}),
+            "the mesh has more than 65536 devices");
+  EXPECT_EQ(createError({{"x", "y", "z"},
+                         {int64_t(1) << 31, int64_t(1) << 31, 4},
+                         {}}),
+            "the mesh has more than 65536 devices");
+  EXPECT_EQ(createError({{"x", "y"}, {256, 256}, std::vector<int64_t>(3)}),
+            "the mesh has 65536 devices but 3 device ids");
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::seconds(1));
 }

@@ -36,6 +36,7 @@ int tesseraRuntimeHeaderCompilesAsC(void) {
   void *(*alloc)(int64_t) = tessera_rt_alloc;
   void *(*alignedAlloc)(int64_t, int64_t) = tessera_rt_aligned_alloc;
   void (*release)(void *) = tessera_rt_free;
+  void (*assertFailed)(const char *, int64_t) = tessera_rt_assert_failed;
   const TesseraRtSymbol *(*symbols)(void) = tessera_rt_symbols;
   TesseraRtDtype dtype = TESSERA_RT_BF16;
   TesseraRtReduction kind = TESSERA_RT_MIN;
@@ -51,6 +52,8 @@ int tesseraRuntimeHeaderCompilesAsC(void) {
   count += alloc != NULL;
   count += alignedAlloc != NULL;
   count += release != NULL;
+  count += assertFailed != NULL;
+  count += setOrder != NULL;
   count += symbols != NULL;
   return dtype == 3 && kind == 3 ? count : -1;
 }

@@ -14,6 +14,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace tessera::rt;
@@ -114,7 +115,17 @@ private:
                                   ? h - '0'
                                   : std::tolower(h) - 'a' + 10);
         }
-        out += static_cast<char>(code); // ASCII is all the trace needs
+        // To UTF-8 (the trace escapes only control characters and U+FFFD).
+        if (code < 0x80) {
+          out += static_cast<char>(code);
+        } else if (code < 0x800) {
+          out += static_cast<char>(0xc0 | (code >> 6));
+          out += static_cast<char>(0x80 | (code & 0x3f));
+        } else {
+          out += static_cast<char>(0xe0 | (code >> 12));
+          out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+          out += static_cast<char>(0x80 | (code & 0x3f));
+        }
         break;
       }
       default:
@@ -297,4 +308,130 @@ TEST(TraceTest, UnwritablePath) {
   EXPECT_NE(error.find("cannot open \"/nonexistent-dir/trace.json\""),
             std::string::npos)
       << error;
+}
+
+/// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+/// surrogates, nothing above U+10FFFF).
+static bool isValidUtf8(const std::string &text) {
+  const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+  size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    unsigned char c = p[i];
+    size_t length;
+    uint32_t code;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      length = 2;
+      code = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      length = 3;
+      code = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      length = 4;
+      code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + length > n)
+      return false;
+    for (size_t k = 1; k < length; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80)
+        return false;
+      code = (code << 6) | (p[i + k] & 0x3f);
+    }
+    static const uint32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < minimum[length] || code > 0x10ffff ||
+        (code >= 0xd800 && code <= 0xdfff))
+      return false;
+    i += length;
+  }
+  return true;
+}
+
+TEST(TraceTest, EscapesEveryString) {
+  // Sites and errors may hold any bytes: quotes, control characters, bytes
+  // that are not UTF-8 (a lone continuation byte, an overlong '/', a
+  // surrogate, a truncated sequence, 0xff, a code point above U+10FFFF).
+  // The file must still be valid JSON in valid UTF-8, with each ill-formed
+  // sequence replaced by U+FFFD and well-formed ones kept.
+  std::string site = std::string("s\"\\\x01\x1f\x7f") + "\x80" + "\xc0\xaf" +
+                     "\xed\xa0\x80" + "\xe2\x82" + "\xff" + "\xf4\x90\x80\x80" +
+                     "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" + "end";
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  mesh->setTraceEnabled(true);
+  runFail(*mesh, [&](int64_t d) {
+    int64_t parts[] = {0, 1, 2};
+    tessera_rt_barrier(parts, 1, site.c_str());
+    if (d == 1)
+      tessera_rt_all_reduce(nullptr, nullptr, 0, 99, TESSERA_RT_SUM, nullptr, 0,
+                            site.c_str());
+  });
+  std::string path = ::testing::TempDir() + "tessera-runtime-escapes.json";
+  std::string error;
+  ASSERT_TRUE(mesh->writeTrace(path, error)) << error;
+  std::string text = readFile(path);
+  EXPECT_TRUE(isValidUtf8(text));
+  Json root;
+  ASSERT_TRUE(JsonParser(text).parse(root));
+  std::string replacement = "\xef\xbf\xbd";
+  // One U+FFFD per maximal ill-formed subsequence (as Python's
+  // decode(errors="replace")): 0x80; 0xc0; 0xaf; 0xed; 0xa0; 0x80;
+  // 0xe2 0x82; 0xff; 0xf4; 0x90; 0x80; 0x80.
+  std::string expected = std::string("s\"\\\x01\x1f\x7f");
+  for (int i = 0; i < 7; ++i)
+    expected += replacement;
+  expected += replacement;
+  for (int i = 0; i < 4; ++i)
+    expected += replacement;
+  expected += "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+              "end";
+  int barriers = 0;
+  bool failedEvent = false;
+  for (const Json &event : root.get("traceEvents")->items) {
+    const std::string &name = event.get("name")->text;
+    if (name == "mesh failed") {
+      failedEvent = true;
+      EXPECT_EQ(event.get("args")->get("error")->text,
+                "device 1 called " + expected +
+                    " with invalid arguments: invalid dtype 99");
+    } else if (event.get("cat") && event.get("cat")->text == "collective") {
+      ++barriers;
+      EXPECT_EQ(name, expected);
+    }
+  }
+  EXPECT_TRUE(failedEvent);
+  EXPECT_GE(barriers, 2);
+}
+
+TEST(TraceTest, TraceOfAFaultedRun) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  mesh->setTraceEnabled(true);
+  std::string error = runFail(*mesh, [&](int64_t d) {
+    if (d == 0)
+      tessera_rt_assert_failed("bad \xff byte", -1);
+    int64_t parts[] = {0, 1, 2};
+    tessera_rt_barrier(parts, 1, "b");
+  });
+  std::string path = ::testing::TempDir() + "tessera-runtime-faulted.json";
+  ASSERT_TRUE(mesh->writeTrace(path, error)) << error;
+  std::string text = readFile(path);
+  EXPECT_TRUE(isValidUtf8(text));
+  Json root;
+  ASSERT_TRUE(JsonParser(text).parse(root));
+  bool found = false;
+  std::set<double> threads;
+  for (const Json &event : root.get("traceEvents")->items) {
+    if (event.get("ph")->text == "X")
+      threads.insert(event.get("tid")->number);
+    if (event.get("name")->text == "mesh failed") {
+      found = true;
+      EXPECT_EQ(event.get("args")->get("error")->text,
+                "device 0: assertion failed: bad \xef\xbf\xbd byte");
+    }
+  }
+  EXPECT_TRUE(found);
+  // Both devices' spans up to where they stopped.
+  EXPECT_EQ(threads, (std::set<double>{0, 1}));
 }

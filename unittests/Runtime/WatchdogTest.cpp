@@ -8,13 +8,16 @@
 // devices that call different collectives or sizes, a device that returns
 // while others wait for it, a cycle of waits, a device that stalls past the
 // watchdog timeout, and invalid arguments. After an error, every pending and
-// later collective returns zeros and the run reports the first error.
+// later collective returns zeros and ends its device, and the run reports
+// the first error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtils.h"
 
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 #include <thread>
@@ -161,7 +164,7 @@ TEST(WatchdogTest, TimeoutFromEnvironment) {
   EXPECT_EQ(makeMesh({"x"}, {2})->getWatchdogTimeout(), 30);
 }
 
-TEST(WatchdogTest, LaterCallsAfterAFailureReturnZeros) {
+TEST(WatchdogTest, CallsAfterAFailureEndTheDevice) {
   std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
   std::vector<std::vector<float>> first(2, std::vector<float>(16, 7));
   std::vector<std::vector<float>> second(2, std::vector<float>(16, 7));
@@ -180,10 +183,14 @@ TEST(WatchdogTest, LaterCallsAfterAFailureReturnZeros) {
   EXPECT_EQ(error,
             "device 0 called bad with invalid arguments: invalid reduction "
             "kind 42");
+  // Device 0 ended in its bad call; device 1's first call returned zeros
+  // (waiting or not when the mesh failed) and ended the device: no call
+  // returns into the program after a failure.
+  EXPECT_EQ(first[0], std::vector<float>(16, 7));
+  EXPECT_EQ(first[1], std::vector<float>(16, 0));
   for (int d = 0; d < 2; ++d) {
-    EXPECT_EQ(first[d], std::vector<float>(16, 0));
-    EXPECT_EQ(second[d], std::vector<float>(16, 0));
-    EXPECT_EQ(gathered[d], std::vector<float>(32, 0));
+    EXPECT_EQ(second[d], std::vector<float>(16, 7));
+    EXPECT_EQ(gathered[d], std::vector<float>(32, 7));
   }
 }
 
@@ -337,4 +344,155 @@ TEST(WatchdogTest, BadAxisIndexIsAnError) {
   EXPECT_EQ(error, "device 0 called axis_index with invalid arguments: "
                    "invalid part (pre 0, size 2) of axis \"x\" of size 2: pre "
                    "* size must divide the axis size");
+}
+
+//===----------------------------------------------------------------------===//
+// Devices that never end, and the timeout's value
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Lets the spinning devices of the tests below end.
+std::atomic<bool> stopSpinning{false};
+
+void spin() {
+  while (!stopSpinning.load())
+    std::this_thread::yield();
+}
+
+/// Waits (up to 10 s) until the abandoned threads of `mesh` ended.
+bool waitForRunaways(const Mesh &mesh) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (mesh.hasRunawayDevices()) {
+    if (std::chrono::steady_clock::now() > deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+} // namespace
+
+TEST(WatchdogTest, RunawayDeviceIsAbandoned) {
+  // Device 1 spins forever outside any collective while device 0 waits for
+  // it: the watchdog fires after 1 s, and after a grace period of 1 s more
+  // `run` returns without device 1.
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  ASSERT_TRUE(mesh->setWatchdogTimeout(1));
+  stopSpinning = false;
+  auto start = std::chrono::steady_clock::now();
+  std::function<void(int64_t)> fn = [&](int64_t d) {
+    if (d == 1)
+      spin();
+    tessera_rt_barrier(kOverX, 1, "comm.barrier at \"f.mlir\":5:3");
+  };
+  std::string error = runFail(*mesh, fn);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_GE(seconds, 1.9);
+  EXPECT_LT(seconds, 3.0);
+  EXPECT_EQ(error, "watchdog: no collective completed for 1 s: device 0 is "
+                   "waiting in comm.barrier at \"f.mlir\":5:3 for device 1 "
+                   "that never arrived; device 1 (no collective completed) "
+                   "was still running 1 s after the failure and was "
+                   "abandoned");
+  EXPECT_TRUE(mesh->hasRunawayDevices());
+  // No new run while it runs.
+  std::string again;
+  EXPECT_FALSE(mesh->run([](int64_t) {}, again));
+  EXPECT_EQ(again, "cannot run the mesh: device 1 of an earlier failed run "
+                   "is still running");
+  // Once it ends (here it reaches the barrier of the failed mesh, which
+  // ends it), the mesh runs again.
+  stopSpinning = true;
+  ASSERT_TRUE(waitForRunaways(*mesh));
+  runOk(*mesh, [](int64_t) {});
+}
+
+TEST(WatchdogTest, RunawayReportsItsLastCollective) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x", "y"}, {2, 2});
+  ASSERT_TRUE(mesh->setWatchdogTimeout(0.2));
+  stopSpinning = false;
+  int64_t overAll[] = {0, 1, 2, 1, 1, 2};
+  std::function<void(int64_t)> fn = [&](int64_t d) {
+    tessera_rt_barrier(overAll, 2, "first");
+    if (d >= 2)
+      spin();
+    tessera_rt_barrier(overAll, 2, "second");
+  };
+  auto start = std::chrono::steady_clock::now();
+  std::string error = runFail(*mesh, fn);
+  // The grace period is at least 1 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(2500));
+  EXPECT_NE(error.find("; devices 2 (last completed collective: first), 3 "
+                       "(last completed collective: first) were still "
+                       "running 1 s after the failure and were abandoned"),
+            std::string::npos)
+      << error;
+  stopSpinning = true;
+  ASSERT_TRUE(waitForRunaways(*mesh));
+}
+
+TEST(WatchdogTest, MeshDestroyedWhileADeviceRuns) {
+  // The abandoned thread ends after its mesh is gone: it must not touch
+  // freed memory (ASan would tell).
+  stopSpinning = false;
+  static std::function<void(int64_t)> fn = [](int64_t d) {
+    if (d == 0)
+      spin();
+    tessera_rt_barrier(kOverX, 1, "b");
+  };
+  {
+    std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+    ASSERT_TRUE(mesh->setWatchdogTimeout(0.1));
+    std::string error = runFail(*mesh, fn);
+    EXPECT_TRUE(mesh->hasRunawayDevices());
+  }
+  stopSpinning = true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
+TEST(WatchdogTest, DevicesEndingWithinTheGracePeriodAreWaitedFor) {
+  // After the failure, device 1 computes 300 ms more, then ends: nothing is
+  // abandoned.
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  ASSERT_TRUE(mesh->setWatchdogTimeout(0.1));
+  std::atomic<bool> ended{false};
+  std::string error = runFail(*mesh, [&](int64_t d) {
+    if (d == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      ended = true;
+      return;
+    }
+    tessera_rt_barrier(kOverX, 1, "b");
+  });
+  EXPECT_TRUE(ended);
+  EXPECT_FALSE(mesh->hasRunawayDevices());
+  EXPECT_EQ(error.find("abandoned"), std::string::npos) << error;
+}
+
+TEST(WatchdogTest, InvalidTimeoutsAreRefused) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {2});
+  ASSERT_TRUE(mesh->setWatchdogTimeout(2.5));
+  for (double bad : {-1.0, std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    EXPECT_FALSE(mesh->setWatchdogTimeout(bad)) << bad;
+    EXPECT_EQ(mesh->getWatchdogTimeout(), 2.5);
+  }
+  EXPECT_TRUE(mesh->setWatchdogTimeout(0));
+  EXPECT_EQ(mesh->getWatchdogTimeout(), 0);
+}
+
+TEST(WatchdogTest, InvalidTimeoutInTheEnvironmentIsAnError) {
+  for (const char *bad : {"nan", "inf", "-inf", "-1", "junk", "", "5s", "1e999"}) {
+    ASSERT_EQ(setenv("TESSERA_WATCHDOG_SECONDS", bad, 1), 0);
+    std::string error;
+    std::unique_ptr<Mesh> mesh =
+        Mesh::create(MeshSpec{{"x"}, {2}, {}}, error);
+    EXPECT_FALSE(mesh) << bad;
+    EXPECT_EQ(error, std::string("TESSERA_WATCHDOG_SECONDS='") + bad +
+                         "' is not a finite number of seconds >= 0");
+  }
+  ASSERT_EQ(setenv("TESSERA_WATCHDOG_SECONDS", "0", 1), 0);
+  EXPECT_EQ(makeMesh({"x"}, {2})->getWatchdogTimeout(), 0);
+  unsetenv("TESSERA_WATCHDOG_SECONDS");
 }

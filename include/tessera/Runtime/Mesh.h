@@ -107,12 +107,33 @@ public:
   int64_t deviceAt(const std::vector<int64_t> &coords) const;
 
   /// Fails a run when no collective completes for `seconds` while a device
-  /// waits in one; 0 or less turns the timeout off (divergence, deadlocks and
+  /// waits in one; 0 turns the timeout off (divergence, deadlocks and
   /// devices that finish early are still reported). The default is 30 s, or
-  /// the environment variable TESSERA_WATCHDOG_SECONDS; this call overrides
-  /// both.
-  void setWatchdogTimeout(double seconds);
+  /// the environment variable TESSERA_WATCHDOG_SECONDS (create() fails if it
+  /// is not a finite number >= 0); this call overrides both. Returns false,
+  /// changing nothing, if `seconds` is negative, NaN or infinite.
+  ///
+  /// After a failure, `run` waits for the devices to end for this long
+  /// (but at least 1 s), then returns with those still running abandoned
+  /// (hasRunawayDevices); with the timeout off it waits for them forever.
+  bool setWatchdogTimeout(double seconds);
   double getWatchdogTimeout() const;
+
+  /// Names the function containing a program counter, for the messages of
+  /// faults in device code (`device 2: SIGFPE (integer divide by zero) in
+  /// @main at pc 0x...`): the embedder that JIT-compiled the code knows its
+  /// symbols. Returns "" when it does not know the address; the name is
+  /// printed as returned. Called on the faulting device's thread after the
+  /// fault, not in the signal handler.
+  void setSymbolizer(std::function<std::string(uint64_t pc)> symbolizer);
+
+  /// Whether threads of devices that a failed run abandoned (still running
+  /// after the failure's grace period, e.g. spinning outside any collective)
+  /// are still running. They may execute code the host is about to unload:
+  /// a tool should then end the process with _Exit rather than destroy its
+  /// JIT-compiled code and return from main. The mesh cannot run again
+  /// until they end; destroying it meanwhile keeps its state alive for them.
+  bool hasRunawayDevices() const;
 
   /// Records a trace of each run (collectives and the compute between them).
   void setTraceEnabled(bool enabled);
@@ -120,8 +141,13 @@ public:
   /// Calls `fn(device)` on one thread per device, with the thread's current
   /// device set, and waits for all of them. Returns false with `error` set to
   /// the first runtime error (bad arguments, divergence, deadlock, watchdog
-  /// timeout, an exception escaping `fn`). A mesh can run many times, but not
-  /// concurrently.
+  /// timeout, an exception escaping `fn`, a signal in device code, a failed
+  /// allocation or assertion). A device that must stop at once leaves `fn`
+  /// without returning into it (see runDeviceCode); while a mesh runs, the
+  /// runtime handles SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT raised on
+  /// device threads (others keep their previous handling). After a failure
+  /// `run` returns within the grace period (setWatchdogTimeout) whatever the
+  /// devices do. A mesh can run many times, but not concurrently.
   bool run(const std::function<void(int64_t device)> &fn, std::string &error);
 
   /// The statistics of `device`, accumulated over runs since the mesh was
@@ -144,6 +170,18 @@ private:
   Mesh();
   std::unique_ptr<detail::MeshImpl> impl;
 };
+
+/// Calls `code` on the calling device thread so that a device that must
+/// stop at once (a signal in its code, a failed tessera_rt_alloc, a failed
+/// tessera_rt_assert_failed, a collective that finds the mesh failed) comes
+/// back here: returns false then, with the reason recorded on the mesh (run
+/// reports it), and true when `code` returned. The frames of `code` are
+/// discarded without running destructors, so `code` should be compiled code
+/// (which has none) called through a lambda that owns nothing. Without it a
+/// device leaves `fn` of Mesh::run altogether, skipping the destructors of
+/// `fn`'s locals. Outside a device thread it just calls `code`. Exceptions
+/// propagate.
+bool runDeviceCode(const std::function<void()> &code);
 
 } // namespace tessera::rt
 

@@ -20,7 +20,10 @@
  * Buffers are contiguous and row-major. Errors (bad arguments, devices that
  * diverge, deadlocks, the watchdog) never abort the process: the mesh enters
  * a failed state in which every collective returns at once with its output
- * filled with zeros, and the host's Mesh::run reports the first error.
+ * filled with zeros and ends the calling device (the call does not return
+ * into the lowered code), and the host's Mesh::run reports the first error.
+ * A failed allocation or assertion and a fault in device code (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGABRT) end the device the same way.
  */
 
 #ifndef TESSERA_RUNTIME_RUNTIME_H
@@ -142,6 +145,14 @@ TESSERA_RT_EXPORT void *tessera_rt_aligned_alloc(int64_t alignment,
 /// thread; the bytes are released from the device that allocated them.
 /// Freeing NULL does nothing.
 TESSERA_RT_EXPORT void tessera_rt_free(void *ptr);
+
+/// Reports a failed assertion of lowered code: `message` (`length` bytes,
+/// not necessarily NUL-terminated; a negative length means NUL-terminated).
+/// On a device thread the mesh fails with `device N: assertion failed:
+/// <message>` and the device stops at once: the call does not return into
+/// the lowered code. Elsewhere it prints the message to stderr and aborts.
+TESSERA_RT_EXPORT void tessera_rt_assert_failed(const char *message,
+                                                int64_t length);
 
 /// A C ABI entry point: its name and address.
 typedef struct TesseraRtSymbol {
