@@ -24,6 +24,9 @@ namespace mlir::tessera {
 
 void buildTesseraCpuPipeline(OpPassManager &pm,
                              const TesseraCpuPipelineOptions &options) {
+  // Run-time checks of indexing and division, on the per-device tensors.
+  if (options.runtimeChecks)
+    pm.addNestedPass<func::FuncOp>(createTesseraInsertRuntimeChecksPass());
   // Collectives become runtime calls while values are still tensors.
   pm.addPass(createConvertCommToRuntimePass());
   pm.addPass(createCanonicalizerPass());
@@ -81,6 +84,8 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
         vector::VectorContractLowering::ParallelArith;
     pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   }
+  // Failed assertions report their message and device through the runtime.
+  pm.addPass(createTesseraCpuLowerAssertsPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

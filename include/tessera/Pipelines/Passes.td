@@ -141,4 +141,75 @@ def TesseraCpuLowerVectorsPass
   ];
 }
 
+def TesseraCpuLowerAssertsPass
+    : Pass<"tessera-cpu-lower-asserts", "::mlir::ModuleOp"> {
+  let summary = "Lower cf.assert to the runtime's assertion-failure call";
+  let description = [{
+    Rewrites every `cf.assert` into a conditional branch to a block that
+    calls the runtime's `tessera_rt_assert_failed(message, length)` with
+    the assertion's message prefixed by its location, then is unreachable.
+    On an emulated device the runtime fails the run with
+    `device N: assertion failed: <location>: <message>` and ends that
+    device; the other devices are released. (Upstream's lowering calls
+    `abort`, which kills the process with no word of the device.)
+
+    ```mlir
+    cf.assert %ok, "index out of bounds"
+    ```
+
+    becomes
+
+    ```mlir
+      cf.cond_br %ok, ^continue, ^failed
+    ^failed:
+      %m = llvm.mlir.addressof @tessera_assert_msg_0 : !llvm.ptr
+      llvm.call @tessera_rt_assert_failed(%m, %len) : (!llvm.ptr, i64) -> ()
+      llvm.unreachable
+    ^continue:
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::cf::ControlFlowDialect",
+  ];
+}
+
+def TesseraInsertRuntimeChecksPass
+    : Pass<"tessera-insert-runtime-checks", "::mlir::func::FuncOp"> {
+  let summary = "Guard indexing and integer division with run-time checks";
+  let description = [{
+    Inserts a `cf.assert`, at the location of the op it guards, before every
+    op that would otherwise read or write out of bounds or trap, as Pallas's
+    interpret mode and JAX's `checkify` do:
+
+    * `tensor.extract` and `tensor.insert`: every index in `[0, size)`;
+    * `tensor.extract_slice` and `tensor.insert_slice` with dynamic offsets
+      or sizes: the slice inside the tensor along every dimension;
+    * `arith.divsi`, `divui`, `remsi`, `remui`, `ceildivsi`, `ceildivui`,
+      `floordivsi` on integers, scalars or tensors: no divisor is zero.
+
+    With `tessera-cpu-lower-asserts` (part of `tessera-cpu`) a failed check
+    fails the run with its message and location instead of a crash or a
+    silent wrong value. `tessera-run --checks` adds this pass.
+
+    ```mlir
+    %v = tensor.extract %t[%i] : tensor<8xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %ok = ... 0 <= %i && %i < 8 ...
+    cf.assert %ok, "tensor.extract: index 0 out of bounds for dimension 0"
+    %v = tensor.extract %t[%i] : tensor<8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // TESSERA_PIPELINES_PASSES_TD

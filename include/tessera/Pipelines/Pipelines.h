@@ -41,6 +41,11 @@ struct TesseraCpuPipelineOptions
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize linalg ops (false: scalar loops)"),
       llvm::cl::init(true)};
+  Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Guard indexing and integer division with run-time "
+                     "checks (tessera-insert-runtime-checks)"),
+      llvm::cl::init(false)};
 
   /// The options of the pipeline's `tessera-cpu-codegen`.
   TesseraCpuCodegenPassOptions getCodegenOptions() const {
