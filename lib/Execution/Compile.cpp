@@ -46,6 +46,17 @@ CompiledProgram::CompiledProgram(CompiledProgram &&) = default;
 CompiledProgram &CompiledProgram::operator=(CompiledProgram &&) = default;
 CompiledProgram::~CompiledProgram() = default;
 
+std::string CompiledProgram::getFunctionAt(uint64_t pc) const {
+  auto next = llvm::upper_bound(
+      functions, pc,
+      [](uint64_t value, const std::pair<uint64_t, std::string> &function) {
+        return value < function.first;
+      });
+  if (next == functions.begin())
+    return "";
+  return "@" + std::prev(next)->second;
+}
+
 /// Runs the passes `build` adds on `module`; a `ReportedError` if they fail.
 static llvm::Error runPasses(ModuleOp module, const CompileOptions &options,
                              llvm::function_ref<void(OpPassManager &)> build) {
@@ -377,6 +388,7 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
     return std::move(error);
   TesseraCpuPipelineOptions cpu;
   cpu.vectorize = options.vectorize;
+  cpu.runtimeChecks = options.runtimeChecks;
   if (llvm::Error error = runPasses(module, options, [&](OpPassManager &pm) {
         pm.addPass(createCanonicalizerPass());
         buildTesseraCpuPipeline(pm, cpu);
@@ -475,6 +487,19 @@ llvm::Expected<CompiledProgram> mlir::tessera::exec::jitCompile(
     return makeError("JIT compilation failed: " +
                      llvm::toString(function.takeError()));
   compiled.function = *function;
+  // The functions' addresses name the function a device faulted in.
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (func.isExternal() || func.getName().starts_with("_mlir_ciface_"))
+      continue;
+    auto address = compiled.engine->lookup(func.getName());
+    if (!address) {
+      llvm::consumeError(address.takeError());
+      continue;
+    }
+    compiled.functions.emplace_back(reinterpret_cast<uint64_t>(*address),
+                                    func.getName().str());
+  }
+  llvm::sort(compiled.functions);
   compiled.results.assign(results.begin(), results.end());
   compiled.layouts = std::move(layouts);
   return std::move(compiled);

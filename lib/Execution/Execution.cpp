@@ -206,14 +206,15 @@ createMesh(const MeshInfo &info, const RunOptions &options,
   std::unique_ptr<rt::Mesh> mesh = rt::Mesh::create(spec, error);
   if (!mesh)
     return makeError("cannot create " + what + ": " + error);
-  if (options.watchdogSeconds)
-    mesh->setWatchdogTimeout(*options.watchdogSeconds);
+  if (options.watchdogSeconds &&
+      !mesh->setWatchdogTimeout(*options.watchdogSeconds))
+    return makeError("--watchdog-seconds must be a finite number >= 0");
   return std::move(mesh);
 }
 
 /// Compiles and runs the single-device reference of `program` on `inputs`.
 static llvm::Expected<std::vector<HostArray>>
-runReference(const Program &program, llvm::ArrayRef<HostArray> inputs,
+runReference(const Program &program, std::vector<HostArray> &inputs,
              const RunOptions &options) {
   MeshInfo single;
   OwningOpRef<ModuleOp> reference = buildReferenceModule(program, single);
@@ -245,8 +246,13 @@ runReference(const Program &program, llvm::ArrayRef<HostArray> inputs,
     return mesh.takeError();
   llvm::Expected<RunResult> run =
       runOnMesh(**mesh, *compiled, inputs, 1, /*traceLast=*/false);
-  if (!run)
+  if (!run) {
+    if ((*mesh)->hasRunawayDevices()) {
+      abandonWhileDevicesRun(std::move(compiled->engine));
+      abandonWhileDevicesRun(std::move(inputs));
+    }
     return run.takeError();
+  }
   return gatherResults(*run, compiled->layouts, **mesh);
 }
 
@@ -318,6 +324,12 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
   llvm::Expected<RunResult> run = runOnMesh(
       emulated, *compiled, inputs, options.repeat, !options.trace.empty());
   std::string error;
+  if (!run && emulated.hasRunawayDevices()) {
+    // A device still runs the compiled code and reads the inputs: neither
+    // may be freed. The caller exits soon after.
+    abandonWhileDevicesRun(std::move(compiled->engine));
+    abandonWhileDevicesRun(std::move(inputs));
+  }
   if (!run) {
     // The trace of a failed run ends with the failure.
     if (!options.trace.empty() && !emulated.writeTrace(options.trace, error))

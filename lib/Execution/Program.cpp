@@ -23,6 +23,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cstdio>
 #include <limits>
 
 using namespace mlir;
@@ -52,6 +53,8 @@ llvm::Error mlir::tessera::exec::makeError(const llvm::Twine &message) {
 }
 
 void mlir::tessera::exec::reportError(llvm::Error error, StringRef tool) {
+  // What the run printed comes first, as it happened.
+  std::fflush(stdout);
   llvm::handleAllErrors(
       std::move(error), [](const ReportedError &) {},
       [&](const llvm::ErrorInfoBase &info) {

@@ -58,10 +58,14 @@ static uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-HostArray mlir::tessera::exec::makeRandomArray(DType dtype,
-                                               std::vector<int64_t> shape,
-                                               uint64_t seed, size_t index) {
-  HostArray array(dtype, std::move(shape));
+llvm::Expected<HostArray>
+mlir::tessera::exec::makeRandomArray(DType dtype, std::vector<int64_t> shape,
+                                     uint64_t seed, size_t index) {
+  HostArray array;
+  std::string error;
+  // Sizes are checked (overflow, the host's memory) before allocating.
+  if (!HostArray::create(dtype, std::move(shape), array, error))
+    return makeError(error);
   uint64_t state = mix(seed * 0x100000001b3ull + index);
   for (int64_t i = 0, n = array.getNumElements(); i < n; ++i) {
     state = mix(state);
@@ -89,7 +93,7 @@ HostArray mlir::tessera::exec::makeRandomArray(DType dtype,
     }
     array.setFromDouble(i, value);
   }
-  return array;
+  return std::move(array);
 }
 
 static LogicalResult parseShape(StringRef text, std::vector<int64_t> &shape) {
@@ -248,7 +252,12 @@ mlir::tessera::exec::loadInputs(const Program &program,
         getGeneratedShape(program, *plan, i);
     if (!shape)
       return shape.takeError();
-    result.push_back(makeRandomArray(arg.dtype, *shape, options.seed, i));
+    llvm::Expected<HostArray> array =
+        makeRandomArray(arg.dtype, *shape, options.seed, i);
+    if (!array)
+      return makeError(program.describeArg(i) + ": " +
+                       llvm::toString(array.takeError()));
+    result.push_back(std::move(*array));
   }
   return std::move(result);
 }
@@ -354,8 +363,14 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
     if (layouts.perDevice) {
       for (size_t i = 0; i < inputs.size(); ++i) {
         std::vector<int64_t> coords = coordinatesIn(layouts.args[i], mesh, d);
-        blocks[d].push_back(
-            rt::extractBlock(inputs[i], layouts.args[i], coords));
+        HostArray block;
+        std::string error;
+        if (!rt::extractBlock(inputs[i], layouts.args[i], coords, block,
+                              error))
+          return makeError("argument " + std::to_string(i) +
+                           ": the block of device " + std::to_string(d) +
+                           ": " + error);
+        blocks[d].push_back(std::move(block));
         // An unreduced sum is placed as JAX places it: the first device of
         // each group holds the value, the others zeros, so the partial
         // values sum to it. Max and min partials may all hold it.
@@ -402,7 +417,10 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
         args.push_back(&resultPointer);
       for (void *&p : pointers)
         args.push_back(&p);
-      compiled.function(args.data());
+      // A device that must stop (a fault, a failed allocation or assertion)
+      // leaves the compiled code here, not through this function.
+      if (!rt::runDeviceCode([&] { compiled.function(args.data()); }))
+        return;
       // Every result is read (on the last run) before any buffer is freed:
       // results may share one (a value returned twice).
       std::vector<HostArray> outputs;
@@ -435,13 +453,21 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
     };
     std::string error;
     auto start = std::chrono::steady_clock::now();
+    mesh.setSymbolizer([&compiled](uint64_t pc) {
+      return compiled.getFunctionAt(pc);
+    });
     bool ok = mesh.run(fn, error);
     auto end = std::chrono::steady_clock::now();
     for (int64_t d = 0; d < numDevices; ++d)
       for (const HostArray *input : deviceInputs[d])
         mesh.releaseBuffer(d, input->getNumBytes());
-    if (!ok)
+    if (!ok) {
+      // Devices still running the compiled code read their blocks: they
+      // must outlive this call (the caller keeps the code and the inputs).
+      if (mesh.hasRunawayDevices())
+        abandonWhileDevicesRun(std::move(blocks));
       return makeError("the program failed on the emulated mesh: " + error);
+    }
     result.seconds.push_back(
         std::chrono::duration<double>(end - start).count());
   }
@@ -583,7 +609,11 @@ mlir::tessera::exec::gatherResults(const RunResult &run,
         shape[d] = ShapedType::isDynamic(layouts.resultShapes[r][d])
                        ? shape[d] * layout.getNumBlocks(d)
                        : layouts.resultShapes[r][d];
-      globals.emplace_back(first.getDType(), shape);
+      HostArray global;
+      std::string error;
+      if (!HostArray::create(first.getDType(), shape, global, error))
+        return makeError("result " + std::to_string(r) + ": " + error);
+      globals.push_back(std::move(global));
     }
     HostArray &global = globals.back();
     // Each device's block, its partial values combined over the device's
@@ -619,8 +649,11 @@ mlir::tessera::exec::gatherResults(const RunResult &run,
           key.push_back(layouts.results[r].getBlockIndex(d, coords));
       auto [it, inserted] = owner.try_emplace(key, device);
       if (inserted) {
-        if (layouts.perDevice)
-          rt::insertBlock(global, block, layouts.results[r], coords);
+        std::string error;
+        if (layouts.perDevice &&
+            !rt::insertBlock(global, block, layouts.results[r], coords, error))
+          return makeError("result " + std::to_string(r) + ": the block of "
+                           "device " + std::to_string(device) + ": " + error);
         continue;
       }
       const HostArray &held = valueOf(it->second);

@@ -113,6 +113,13 @@ struct Options {
       cl::desc("Fail when no collective completes for this long (default 30, "
                "or $TESSERA_WATCHDOG_SECONDS)"),
       cl::cat(category)};
+  cl::opt<bool> checks{
+      "checks",
+      cl::desc("Check indexing (tensor.extract/insert, dynamic slices) and "
+               "integer division by zero at run time, failing the run with "
+               "the op's location (as Pallas's interpret mode and JAX's "
+               "checkify do)"),
+      cl::cat(category)};
   cl::opt<std::string> saveInputs{
       "save-inputs",
       cl::desc("Write the inputs as arg0.npy, ... to DIR (to repeat the run "
@@ -124,6 +131,7 @@ struct Options {
     run.compile.kernelMode = kernelMode;
     run.compile.vectorize = !scalarLoops;
     run.compile.optLevel = optLevel;
+    run.compile.runtimeChecks = checks;
     run.inputs.files.assign(inputs.begin(), inputs.end());
     run.inputs.shapes.assign(inputShapes.begin(), inputShapes.end());
     run.inputs.random = randomInputs;

@@ -151,7 +151,9 @@ TEST_F(ExecutionTest, InputsAreCheckedAgainstTheEntry) {
   inputs.seed = 7;
   auto generated = loadInputs(*program, inputs);
   ASSERT_TRUE(static_cast<bool>(generated));
-  HostArray expected = makeRandomArray(DType::I32, {8, 4}, 7, 0);
+  llvm::Expected<HostArray> made = makeRandomArray(DType::I32, {8, 4}, 7, 0);
+  ASSERT_TRUE(static_cast<bool>(made));
+  const HostArray &expected = *made;
   ASSERT_EQ((*generated)[0].getNumBytes(), expected.getNumBytes());
   EXPECT_EQ(std::memcmp((*generated)[0].data(), expected.data(),
                         expected.getNumBytes()),
@@ -163,7 +165,9 @@ TEST_F(ExecutionTest, InputsAreCheckedAgainstTheEntry) {
 TEST_F(ExecutionTest, AShardedProgramRunsAndMatchesThreeTimesItsInput) {
   llvm::Expected<Program> program = load(kProgram, "main");
   ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
-  HostArray input = makeRandomArray(DType::I32, {8, 4}, 1, 0);
+  llvm::Expected<HostArray> made = makeRandomArray(DType::I32, {8, 4}, 1, 0);
+  ASSERT_TRUE(static_cast<bool>(made));
+  HostArray input = std::move(*made);
   std::vector<HostArray> inputs = {input};
   CompileOptions options;
   options.optLevel = 1;
@@ -201,6 +205,28 @@ TEST_F(ExecutionTest, AShardedProgramRunsAndMatchesThreeTimesItsInput) {
   OwningOpRef<ModuleOp> reference = buildReferenceModule(*program, single);
   EXPECT_EQ(single.toString(), "x=1");
   EXPECT_EQ(single.getNumDevices(), 1);
+}
+
+TEST_F(ExecutionTest, GeneratedInputsTooLargeForTheHostAreAnError) {
+  llvm::Expected<HostArray> huge =
+      makeRandomArray(DType::F32, {1000000, 1000000}, 0, 0);
+  ASSERT_FALSE(static_cast<bool>(huge));
+  EXPECT_NE(message(huge.takeError()).find("needs 3.64 TiB, more than the"),
+            std::string::npos);
+  llvm::Expected<HostArray> overflow =
+      makeRandomArray(DType::F32, {int64_t(1) << 32, int64_t(1) << 32}, 0, 0);
+  ASSERT_FALSE(static_cast<bool>(overflow));
+  EXPECT_NE(message(overflow.takeError()).find("overflows"),
+            std::string::npos);
+}
+
+TEST_F(ExecutionTest, FunctionsAreNamedByTheirCodeAddresses) {
+  CompiledProgram compiled;
+  compiled.functions = {{0x1000, "main"}, {0x2000, "callee"}};
+  EXPECT_EQ(compiled.getFunctionAt(0x0fff), "");
+  EXPECT_EQ(compiled.getFunctionAt(0x1000), "@main");
+  EXPECT_EQ(compiled.getFunctionAt(0x1fff), "@main");
+  EXPECT_EQ(compiled.getFunctionAt(0x2abc), "@callee");
 }
 
 TEST_F(ExecutionTest, RunOptionsAreValidated) {

@@ -46,6 +46,9 @@ struct CompileOptions {
   bool vectorize = true;
   /// LLVM's optimization level, 0 to 3.
   unsigned optLevel = 3;
+  /// Guard indexing and integer division with run-time checks
+  /// (`tessera-insert-runtime-checks`).
+  bool runtimeChecks = false;
   /// Called on every pass manager the compilation runs, e.g. to apply MLIR's
   /// command-line options (`--mlir-timing`, `--mlir-print-ir-after-all`).
   std::function<LogicalResult(PassManager &)> configurePassManager;
@@ -92,6 +95,12 @@ struct CompiledProgram {
   void (*function)(void **) = nullptr;
   std::vector<ValueInfo> results;
   EntryLayouts layouts;
+  /// The start address and name of every compiled function, by address.
+  std::vector<std::pair<uint64_t, std::string>> functions;
+
+  /// `@name` of the compiled function whose code contains `pc` (the one
+  /// starting last at or before it), or "" outside the compiled code.
+  std::string getFunctionAt(uint64_t pc) const;
 
   CompiledProgram();
   CompiledProgram(CompiledProgram &&);

@@ -56,7 +56,7 @@ llvm::Error makeReportedError();
 llvm::Error makeError(const llvm::Twine &message);
 
 /// Prints `error` as `<tool>: error: <message>` on stderr (nothing for a
-/// `ReportedError`) and consumes it.
+/// `ReportedError`), after flushing stdout, and consumes it.
 void reportError(llvm::Error error, llvm::StringRef tool);
 
 //===----------------------------------------------------------------------===//

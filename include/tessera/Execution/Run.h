@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tessera::rt {
@@ -43,9 +44,19 @@ struct InputOptions {
 
 /// Deterministic values for `seed` and argument `index`: floats uniform in
 /// [-1, 1), signed integers in [-8, 8], unsigned in [0, 16], random bools.
-::tessera::rt::HostArray makeRandomArray(::tessera::rt::DType dtype,
-                                         std::vector<int64_t> shape,
-                                         uint64_t seed, size_t index);
+/// Fails (with the size in the message) for a shape whose byte count
+/// overflows or exceeds the host's memory.
+llvm::Expected<::tessera::rt::HostArray>
+makeRandomArray(::tessera::rt::DType dtype, std::vector<int64_t> shape,
+                uint64_t seed, size_t index);
+
+/// Keeps `value` alive until the process ends: what devices abandoned while
+/// still running compiled code (`Mesh::hasRunawayDevices`) may read or run
+/// must never be freed. Nothing else may use this.
+template <typename T>
+void abandonWhileDevicesRun(T &&value) {
+  new std::decay_t<T>(std::forward<T>(value));
+}
 
 /// Loads or generates every input of `program`'s entry and checks each
 /// against its argument's type. An argument may be named once by `--input`
