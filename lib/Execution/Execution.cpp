@@ -263,6 +263,13 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
   if (!options.meshSizes.empty())
     if (llvm::Error error = overrideMeshSizes(program, options.meshSizes))
       return error;
+  // Refused before compiling: the partitioner would list every device.
+  if (program.mesh.getNumDevices() > rt::Mesh::kMaxDevices)
+    return makeError("the mesh " + program.mesh.toString() + " has " +
+                     llvm::Twine(program.mesh.getNumDevices()) +
+                     " devices; the emulated mesh runs at most " +
+                     llvm::Twine(rt::Mesh::kMaxDevices) +
+                     " (one thread each)");
   // --emit compiles for the inputs' shapes and needs no values.
   std::vector<HostArray> inputs;
   std::vector<std::vector<int64_t>> shapes;

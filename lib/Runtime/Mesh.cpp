@@ -30,8 +30,7 @@ using namespace tessera::rt::detail;
 
 thread_local CurrentDevice tessera::rt::detail::currentDevice;
 
-/// Meshes with more devices are refused (each device is a thread).
-static constexpr int64_t kMaxDevices = 1 << 16;
+static constexpr int64_t kMaxDevices = Mesh::kMaxDevices;
 /// Rounds of spinning (with a yield) before a waiting thread blocks.
 static constexpr int kSpinRounds = 64;
 /// The longest watchdog timeout honoured (longer ones wait this long).

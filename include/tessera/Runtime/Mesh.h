@@ -90,6 +90,9 @@ void releaseCachedMemory();
 /// A mesh of emulated devices.
 class Mesh {
 public:
+  /// The most devices a mesh has (each device is a thread).
+  static constexpr int64_t kMaxDevices = int64_t(1) << 16;
+
   /// Validates `spec` (named, distinct axes of size >= 1; device ids a
   /// permutation) and returns a mesh, or nullptr with `error` set.
   static std::unique_ptr<Mesh> create(const MeshSpec &spec, std::string &error);

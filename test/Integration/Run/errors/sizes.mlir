@@ -7,11 +7,17 @@
 // RUN: not tessera-run %s --entry dynamic --random-inputs --input-shape 0=4294967296x4294967297 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not tessera-run %s --entry big_type --random-inputs 2>&1 | FileCheck %s --check-prefix=TYPE
 // RUN: not tessera-run %s --entry intermediate --random-inputs 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not tessera-run %s --entry intermediate --random-inputs --mesh x=1073741824 2>&1 | FileCheck %s --check-prefix=MESH
+// RUN: not tessera-run %s --entry intermediate --emit=mlir --mesh x=65537 2>&1 | FileCheck %s --check-prefix=MESH-EMIT
 
 // HUGE: tessera-run: error: argument 0 (%d): an array of shape (1000000, 1000000) and dtype f32 needs 3.64 TiB, more than the {{.*}} of memory of this host
 // OVERFLOW: tessera-run: error: argument 0 (%d): an array of shape ({{[0-9]+}}, {{[0-9]+}}) and dtype f32 overflows a 64-bit byte count
 // TYPE: tessera-run: error: argument 0 (%t): an array of shape (100000, 1000000) and dtype f32 needs 373 GiB, more than the
 // DEVICE: tessera-run: error: the program failed on the emulated mesh: device {{[01]}}: tessera_rt_{{(aligned_)?}}alloc: out of memory allocating {{[0-9]+}} bytes
+// A mesh the parser accepts but the emulator cannot run is refused before
+// anything is compiled.
+// MESH: tessera-run: error: the mesh x=1073741824 has 1073741824 devices; the emulated mesh runs at most 65536 (one thread each)
+// MESH-EMIT: tessera-run: error: the mesh x=65537 has 65537 devices; the emulated mesh runs at most 65536
 spmd.mesh @mesh = <["x"=2]>
 func.func @dynamic(%d: tensor<?x?xf32>) -> tensor<?x?xf32> {
   return %d : tensor<?x?xf32>
