@@ -72,6 +72,9 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
   }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Integer powers (math.fpowi/ipowi, scalars or vectors) become calls of
+  // outlined loops: LLVM's powi intrinsic takes a scalar exponent only.
+  pm.addPass(createConvertMathToFuncs());
   pm.addPass(createSCFToControlFlowPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
