@@ -31,6 +31,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -283,6 +284,44 @@ static llvm::Error lowerKernels(ModuleOp module,
   });
 }
 
+/// Whether the bytes of a static `type` fit a signed 64-bit count (the
+/// compiled code computes allocation sizes in 64-bit integers: a larger
+/// size would wrap to a small allocation).
+static bool fitsByteCount(ShapedType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return true;
+  int64_t bytes = (type.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t size : type.getShape())
+    if (llvm::MulOverflow(bytes, size, bytes))
+      return false;
+  return true;
+}
+
+/// Reports every value of `module` whose static tensor or memref type has
+/// more bytes than a 64-bit count holds.
+static llvm::Error checkByteCounts(ModuleOp module) {
+  bool failed = false;
+  auto check = [&](Value value, Location loc) {
+    auto type = dyn_cast<ShapedType>(value.getType());
+    if (!type || !isa<RankedTensorType, MemRefType>(type) ||
+        fitsByteCount(type))
+      return;
+    emitError(loc) << "a value of type " << type
+                   << " has more bytes than a 64-bit count holds; "
+                      "tessera-run cannot allocate it";
+    failed = true;
+  };
+  module.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      check(result, op->getLoc());
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg, op->getLoc());
+  });
+  return failed ? makeReportedError() : llvm::Error::success();
+}
+
 /// Reports every op the CPU pipeline left outside the LLVM dialect (an op
 /// it has no lowering for), at its location; the conversion casts it leaves
 /// around them are reported only when nothing else is left.
@@ -335,6 +374,8 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
     return std::move(error);
   // Code the entry never runs is not compiled.
   pruneUnreachableFunctions(module, entryName);
+  if (llvm::Error error = checkByteCounts(module))
+    return std::move(error);
 
   // A partitioned entry: the layouts of its blocks.
   if (auto attr = entry->getAttrOfType<ArrayAttr>("tessera.per_device")) {

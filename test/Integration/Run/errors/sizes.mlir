@@ -35,3 +35,15 @@ func.func @intermediate(%a: tensor<2xf32> {spmd.sharding = #spmd.sharding<@mesh,
   %r = arith.addf %s, %a : tensor<2xf32>
   return %r : tensor<2xf32>
 }
+// An intermediate tensor whose byte count overflows 64 bits is an error at
+// its op before anything is compiled, not a wrapped allocation.
+// RUN: not tessera-run %s --entry wrapping --random-inputs 2>&1 | FileCheck %s --check-prefix=WRAP
+// WRAP: sizes.mlir:[[@LINE+3]]:8: error: a value of type 'tensor<4611686018427387904x4xf32>' has more bytes than a 64-bit count holds; tessera-run cannot allocate it
+func.func @wrapping(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4611686018427387904x4xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32>
+  %s = tensor.extract_slice %f[0, 0] [1, 4] [1, 1] : tensor<4611686018427387904x4xf32> to tensor<4xf32>
+  %r = arith.addf %s, %a : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
