@@ -489,9 +489,12 @@ llvm::Expected<CompiledProgram> mlir::tessera::exec::jitCompile(
   auto machine = createHostTargetMachine(options.optLevel);
   if (!machine)
     return machine.takeError();
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer =
+  // The options refer to the transformer (a function_ref): it must outlive
+  // ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> transformer =
       makeOptimizingTransformer(options.optLevel, 0, machine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = getCodeGenOptLevel(options.optLevel);
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
