@@ -13,6 +13,9 @@ func.func @layouts(
     %s: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data":(1)2}, {"data":(2)2}]>})
     // Each device holds a partial sum over "model" (unreduced).
     -> (tensor<16x256xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}], unreduced={"model"}>}) {
+  // Zeros, whose partial sums are zeros.
+  %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x256xf32>
-  return %e : tensor<16x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x256xf32>) -> tensor<16x256xf32>
+  return %z : tensor<16x256xf32>
 }
