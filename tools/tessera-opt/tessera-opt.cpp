@@ -13,11 +13,18 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
+// The passes that only tests use (test/lib), registered here alone, as
+// mlir-opt registers upstream MLIR's test passes.
+namespace mlir::tessera::test {
+void registerTestDataFlowEdgesPass();
+} // namespace mlir::tessera::test
+
 int main(int argc, char **argv) {
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "Tessera version " TESSERA_VERSION_STRING "\n";
   });
   mlir::tessera::registerAllPasses();
+  mlir::tessera::test::registerTestDataFlowEdgesPass();
   mlir::DialectRegistry registry;
   mlir::tessera::registerAllDialects(registry);
   return mlir::asMainReturnCode(

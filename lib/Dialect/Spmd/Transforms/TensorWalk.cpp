@@ -13,45 +13,13 @@ namespace mlir::tessera::spmd {
 static WalkResult walkOp(Operation *op, WalkOrder order,
                          function_ref<WalkResult(Operation *)> callback);
 
-/// Appends the ops of `block` to `ops` in order. The ops of a large module
-/// are rarely in cache and a block is a linked list: each op's address is
-/// known only once the op before it is loaded. The list is followed from
-/// both ends at once, so that two loads are under way at a time.
-static void collectOps(Block &block, SmallVectorImpl<Operation *> &ops) {
-  if (block.empty())
-    return;
-  SmallVector<Operation *> tail;
-  Operation *front = &block.front();
-  Operation *back = &block.back();
-  while (true) {
-    ops.push_back(front);
-    if (front == back)
-      break;
-    tail.push_back(back);
-    Operation *nextFront = front->getNextNode();
-    if (nextFront == back)
-      break;
-    Operation *previousBack = back->getPrevNode();
-    front = nextFront;
-    back = previousBack;
-  }
-  ops.append(tail.rbegin(), tail.rend());
-}
-
 /// Visits the ops of `region`'s blocks and what they nest.
 static WalkResult walkBlocks(Region &region, WalkOrder order,
                              function_ref<WalkResult(Operation *)> callback) {
-  SmallVector<Operation *> ops;
-  for (Block &block : region) {
-    ops.clear();
-    collectOps(block, ops);
-    for (size_t i = 0, e = ops.size(); i < e; ++i) {
-      // (Loaded while the ops before it are visited.)
-      prefetchOp(ops, i + 4);
-      if (walkOp(ops[i], order, callback).wasInterrupted())
+  for (Block &block : region)
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (walkOp(&op, order, callback).wasInterrupted())
         return WalkResult::interrupt();
-    }
-  }
   return WalkResult::advance();
 }
 

@@ -72,28 +72,6 @@ def SpmdAnnotateShardingRulesPass : Pass<"spmd-annotate-sharding-rules"> {
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
-def SpmdTestDataFlowEdgesPass : Pass<"spmd-test-data-flow-edges"> {
-  let summary = "Test pass: remarks with the data-flow edges and block-argument shardings";
-  let description = [{
-    For tests of the sharding core (`DataFlow.h`). For every scf.for,
-    scf.while and scf.if with tensor results, one remark per data-flow edge
-    at the op: `edge <owner>: sources [<values>], targets [<values>],
-    sharding <s>`, where every target's `getSharding` must equal the
-    owner's (otherwise the remark says `mismatch`). For every
-    `spmd.manual_computation`, one remark per body argument with its
-    local-view sharding. With `set-open-sharding-on-edges`, first sets a fully
-    open sharding on the mesh `@mesh` on every edge without one, through
-    `setSharding` on the edge's first target (a loop's block argument, or an
-    scf.if's result), to test that the sharding lands on the owner.
-  }];
-  let options = [
-    Option<"setOpenShardingOnEdges", "set-open-sharding-on-edges", "bool",
-           /*default=*/"false",
-           "Set a fully open sharding on every edge without one first">
-  ];
-  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
-}
-
 def SpmdLiftInlinedMeshesPass : Pass<"spmd-lift-inlined-meshes", "ModuleOp"> {
   let summary = "Gives every mesh one symbol (lifts inlined meshes)";
   let description = [{
@@ -283,73 +261,6 @@ def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
            "Warn about ops without a sharding rule">
   ];
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
-}
-
-def SpmdLowerReplicatedPass : Pass<"spmd-lower-replicated", "ModuleOp"> {
-  let summary = "Per-device program that runs global-view code replicated "
-                "and manual computations per device";
-  let description = [{
-    Turns a global-view module into the program every device of the mesh
-    runs when global-view values are not partitioned: each device computes
-    every value outside `spmd.manual_computation` in full, and the bodies of
-    manual computations run per device, as JAX's `shard_map` specifies them.
-    `tessera-run` uses it until `spmd-partition` exists.
-
-    - Each manual computation operand is cut to the device's block: a
-      dimension sharded by manual axes `a1, ..., ak` starts at
-      `comm.axis_index over {a1, ..., ak}` times the local size (free axes
-      after the manual ones do not cut).
-    - The body is inlined with those blocks as its arguments.
-    - Each returned value is made global again: dimensions sharded by
-      manual axes are gathered with `comm.all_gather` over those axes, and
-      manual axes listed as `unreduced` are reduced with `comm.all_reduce`
-      of the sharding's kind. A dimension replicated over a manual axis
-      keeps the device's own value (shard_map requires it to be equal on
-      every device of the axis).
-    - Sharding constraints, reshards, propagation barriers, sharding groups
-      and the global-view collectives are identities on whole values and are
-      removed; `spmd.auto_axes` / `spmd.explicit_axes` bodies are inlined;
-      `spmd.sharding` annotations are dropped. The `spmd.mesh` symbols stay
-      for the `comm` ops.
-
-    ```mlir
-    %0 = spmd.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {} ]>]
-        out_shardings=[<@mesh, [{"x"}, {} ]>] manual_axes={"x"}
-        (%l: tensor<4x8xf32>) { ... spmd.return %r : tensor<4x8xf32> }
-        : (tensor<16x8xf32>) -> tensor<16x8xf32>
-    // becomes
-    %i = comm.axis_index over @mesh {"x"} : index
-    %o = arith.muli %i, %c4 : index
-    %l = tensor.extract_slice %arg0[%o, 0] [4, 8] [1, 1] : ... to tensor<4x8xf32>
-    ...
-    %0 = comm.all_gather %r over @mesh {"x"} dim 0
-        : tensor<4x8xf32> -> tensor<16x8xf32>
-    ```
-
-    Shardings must name a mesh symbol (run `spmd-lift-inlined-meshes`
-    first); a manual computation with an inlined mesh is an error.
-
-    With `local-entry=NAME`, the function `NAME` becomes a per-device
-    function when its body is a single manual computation over every axis
-    of its mesh, whose operands are the function's arguments in order and
-    whose results it returns in order, with no `unreduced` axes in its
-    `out_shardings`: the function then takes and returns the local blocks
-    (the body's types), and its caller scatters the inputs and gathers the
-    results by the manual computation's shardings, which the function keeps
-    in its `tessera.per_device` attribute (`[in_shardings, out_shardings]`).
-    Otherwise it is lowered like every other function.
-  }];
-  let options = [
-    Option<"localEntry", "local-entry", "std::string", /*default=*/"\"\"",
-           "A function to turn into a per-device function when its body is "
-           "one manual computation over every mesh axis">
-  ];
-  let dependentDialects = [
-    "::mlir::tessera::spmd::SpmdDialect",
-    "::mlir::tessera::comm::CommDialect",
-    "::mlir::arith::ArithDialect",
-    "::mlir::tensor::TensorDialect"
-  ];
 }
 
 def SpmdCheckVmaPass : Pass<"spmd-check-vma", "ModuleOp"> {

@@ -1,4 +1,4 @@
-//===- Propagate.cpp - sharding propagation over Auto mesh axes -----------===//
+//===- Propagate.cpp - sharding propagation over Auto axes ------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
@@ -34,7 +34,13 @@
 // Only Auto axes move: Explicit axes belong to `spmd-infer-explicit`, Manual
 // axes to the manual computation that owns them.
 //
+// The core and the pass are here; PropagationShardings.cpp reads and writes
+// the shardings where they are stored, PropagationOrigins.cpp records the
+// debug origins.
+//
 //===----------------------------------------------------------------------===//
+
+#include "Propagation.h"
 
 #include "tessera/Dialect/Spmd/IR/DataFlow.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
@@ -69,131 +75,11 @@ namespace mlir::tessera::spmd {
 #define GEN_PASS_DEF_SPMDPROPAGATEPASS
 #include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
 
-namespace {
-
-//===----------------------------------------------------------------------===//
-// Where a sharding lives
-//===----------------------------------------------------------------------===//
-
-/// A value, or a function's result attribute (`func` set), or a manual
-/// computation's sharding (`manual` set): the local view of an
-/// out_sharding, or (`isInput`) the global view of an in_sharding.
-struct Slot {
-  // Op handles are mutable: their accessors are not const.
-  mutable Value value;
-  mutable FunctionOpInterface func;
-  mutable ManualComputationOp manual;
-  unsigned index = 0;
-  bool isInput = false;
-
-  static Slot ofValue(Value v) { return Slot{v, {}, {}, 0}; }
-  static Slot ofFuncResult(FunctionOpInterface f, unsigned i) {
-    return Slot{{}, f, {}, i};
-  }
-  static Slot ofManualResult(ManualComputationOp m, unsigned i) {
-    return Slot{{}, {}, m, i};
-  }
-  static Slot ofManualInput(ManualComputationOp m, unsigned i) {
-    return Slot{{}, {}, m, i, /*isInput=*/true};
-  }
-
-  TensorShardingAttr get() const {
-    if (func)
-      return getFuncResultSharding(func, index);
-    if (manual && isInput)
-      return manual.getInSharding(index);
-    if (manual)
-      return removeManualAxes(manual.getOutSharding(index),
-                              manual.getManualAxes().getValue());
-    return getSharding(value);
-  }
-
-  /// Where to resolve the mesh from.
-  Operation *scope() const {
-    if (func)
-      return func;
-    if (manual)
-      return manual;
-    if (Operation *def = value.getDefiningOp())
-      return def;
-    return value.getParentBlock()->getParentOp();
-  }
-
-  Type getType() const {
-    if (func)
-      return func.getResultTypes()[index];
-    if (manual && isInput)
-      return manual->getOperand(index).getType();
-    if (manual)
-      return manual.getBody()
-          .front()
-          .getTerminator()
-          ->getOperand(index)
-          .getType();
-    return value.getType();
-  }
-};
-
-/// Writes `sharding` where `slot` keeps it; false if it has no place.
-bool setSlotSharding(const Slot &slot, TensorShardingAttr sharding) {
-  MLIRContext *ctx = sharding.getContext();
-  if (slot.func) {
-    slot.func.setResultAttr(slot.index, SpmdDialect::kShardingAttrName,
-                            sharding);
-    return true;
-  }
-  if (slot.manual && slot.isInput) {
-    SmallVector<TensorShardingAttr> ins(
-        slot.manual.getInShardings().getShardings());
-    ins[slot.index] = sharding;
-    slot.manual.setInShardingsAttr(TensorShardingPerValueAttr::get(ctx, ins));
-    return true;
-  }
-  if (slot.manual) {
-    // Local view in, global view stored: the manual axes stay major.
-    ManualComputationOp manual = slot.manual;
-    TensorShardingAttr global = manual.getOutSharding(slot.index);
-    SmallVector<DimensionShardingAttr> dims;
-    for (auto [oldDim, newDim] : llvm::zip_equal(global.getDimShardings(),
-                                                 sharding.getDimShardings())) {
-      SmallVector<AxisRefAttr> axes;
-      for (AxisRefAttr ref : oldDim.getAxes())
-        if (manual.isManualAxis(ref.getName()))
-          axes.push_back(ref);
-      llvm::append_range(axes, newDim.getAxes());
-      dims.push_back(
-          DimensionShardingAttr::get(ctx, axes, newDim.getIsClosed()));
-    }
-    SmallVector<TensorShardingAttr> outs(
-        manual.getOutShardings().getShardings());
-    outs[slot.index] = TensorShardingAttr::get(
-        ctx, global.getMeshOrRef(), dims, global.getReplicatedAxes(),
-        global.getUnreducedAxes(), global.getUnreducedKind());
-    manual.setOutShardingsAttr(TensorShardingPerValueAttr::get(ctx, outs));
-    return true;
-  }
-  Value value = slot.value;
-  if (auto result = dyn_cast<OpResult>(value)) {
-    Operation *op = result.getOwner();
-    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
-      constraint.setShardingAttr(sharding);
-      return true;
-    }
-    if (isa<PropagationBarrierOp>(op)) {
-      op->setAttr(SpmdDialect::kShardingAttrName,
-                  TensorShardingPerValueAttr::get(ctx, {sharding}));
-      return true;
-    }
-    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
-      SmallVector<TensorShardingAttr> outs(
-          manual.getOutShardings().getShardings());
-      outs[result.getResultNumber()] = sharding;
-      manual.setOutShardingsAttr(TensorShardingPerValueAttr::get(ctx, outs));
-      return true;
-    }
-  }
-  return succeeded(setSharding(value, sharding));
-}
+using detail::dropPriority;
+using detail::setSlotSharding;
+using detail::ShardingOrigins;
+using detail::Slot;
+using detail::transformShardings;
 
 //===----------------------------------------------------------------------===//
 // Op classes for the op-priority schedule
@@ -202,7 +88,7 @@ bool setSlotSharding(const Slot &slot, TensorShardingAttr sharding) {
 /// Elementwise for propagation: the Elementwise trait (arith, math on
 /// tensors), linalg elementwise ops and generics whose maps are all the
 /// identity, and the sharding ops that act as identities.
-bool isElementwiseOp(Operation *op) {
+static bool isElementwiseOp(Operation *op) {
   if (op->hasTrait<OpTrait::Elementwise>())
     return true;
   if (isa<ShardingConstraintOp, PropagationBarrierOp, linalg::ElementwiseOp,
@@ -215,20 +101,22 @@ bool isElementwiseOp(Operation *op) {
   return false;
 }
 
-bool isReshapeOrTranspose(Operation *op) {
+static bool isReshapeOrTranspose(Operation *op) {
   return isa<tensor::ReshapeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
              linalg::TransposeOp>(op);
 }
 
-bool isBroadcast(Operation *op) { return isa<linalg::BroadcastOp>(op); }
+static bool isBroadcast(Operation *op) { return isa<linalg::BroadcastOp>(op); }
 
 /// Whether some non-scalar operand of `op` has more than one use.
-bool hasMultiUseOperand(Operation *op) {
+static bool hasMultiUseOperand(Operation *op) {
   return llvm::any_of(op->getOperands(), [](Value v) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     return type && type.getRank() > 0 && !v.hasOneUse();
   });
 }
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // The worklist
@@ -289,11 +177,14 @@ public:
     bool queued = false;
   };
 
-  /// Appends `op` if propagation may visit it; ops come in pre-order.
-  /// `index` makes them known to `find`.
-  void add(Operation *op) {
-    if (mayPropagate(op))
-      entries.emplace_back().op = op;
+  /// Appends `op` if propagation may visit it and returns its entry (null
+  /// otherwise); ops come in pre-order. `index` makes them known to `find`.
+  Entry *add(Operation *op) {
+    if (!mayPropagate(op))
+      return nullptr;
+    Entry &entry = entries.emplace_back();
+    entry.op = op;
+    return &entry;
   }
   void index() {
     ids.reserve(entries.size());
@@ -323,17 +214,9 @@ public:
       return nullptr;
     Entry &entry = entries[stack.pop_back_val()];
     entry.queued = false;
-    // The op after it is most often next in memory too, but its fields are
-    // rarely in cache by then (a large module's ops span hundreds of MB):
-    // start loading them while this one is visited.
-    for (size_t ahead = 1; ahead <= 2 && ahead <= stack.size(); ++ahead) {
-      const char *next = reinterpret_cast<const char *>(
-          entries[stack[stack.size() - ahead]].op);
-      __builtin_prefetch(next - 64);
-      __builtin_prefetch(next);
-      __builtin_prefetch(next + 64);
-      __builtin_prefetch(next + 128);
-    }
+    // The next two ops to visit start loading while this one is visited.
+    for (size_t ahead = 1; ahead <= 2 && ahead <= stack.size(); ++ahead)
+      prefetchOp(entries[stack[stack.size() - ahead]].op);
     return &entry;
   }
   /// Queues every op so that they come out in pre-order (ops already
@@ -391,10 +274,13 @@ public:
   /// that hold shardings.
   Propagation(ModuleOp module, const FactorPropagation &strategy,
               bool conservative)
-      : module(module), strategy(strategy), conservative(conservative) {
+      : module(module), strategy(strategy), conservative(conservative),
+        origins(module) {
     // (The bodies of linalg ops compute on scalars: nothing to see.)
     walkTensorOps(module, WalkOrder::PreOrder, [&](Operation *op) {
-      worklist.add(op);
+      // Each op is classified while the walk has it in cache.
+      if (Worklist::Entry *entry = worklist.add(op))
+        kindOf(*entry);
       // (Dialect attributes are discardable.)
       if (op->getDiscardableAttr(kShardingRuleAttrName))
         ruleOps.push_back(op);
@@ -435,9 +321,11 @@ public:
       entry.clean = false;
   }
 
-  /// Attaches `spmd.sharding_origins` after propagation.
+  /// Records where each sharding comes from (`debug-origins`); seeded
+  /// before propagation, attached as `spmd.sharding_origins` after it.
   void enableOrigins() { recordOrigins = true; }
-  void saveOrigins();
+  void seedOrigins() { origins.seed(); }
+  void saveOrigins() { origins.save(); }
 
 private:
   void visit(Worklist::Entry &entry);
@@ -530,51 +418,9 @@ private:
   llvm::DenseMap<Value, unsigned> groupOf;
   SmallVector<SmallVector<Value>> groups;
 
-  // Debug origins: per value (or func result), axis name -> origin.
+  // Debug origins.
   bool recordOrigins = false;
-  llvm::DenseMap<Operation *, std::string> originNames, manualNames;
-  llvm::DenseMap<Value, llvm::MapVector<StringRef, std::string>> valueOrigins;
-  llvm::DenseMap<std::pair<Operation *, unsigned>,
-                 llvm::MapVector<StringRef, std::string>>
-      resultOrigins;
-  /// The key of an axis in `spmd.sharding_origins`: `a`, or `c:(1)4` for a
-  /// sub-axis (as Shardy prints it); the string lives in the context.
-  StringRef originKey(AxisRefAttr ref) {
-    std::string key = ref.getName().str();
-    if (SubAxisInfoAttr info = ref.getSubAxisInfo())
-      key += ":(" + std::to_string(info.getPreSize()) + ")" +
-             std::to_string(info.getSize());
-    return StringAttr::get(module.getContext(), key).getValue();
-  }
-  /// The origin recorded for `ref` (under `key`), or else for any piece of
-  /// the same axis (the whole axis or one of its sub-axes); null if none.
-  static const std::string *
-  findOrigin(const llvm::MapVector<StringRef, std::string> &origins,
-             AxisRefAttr ref, StringRef key) {
-    auto it = origins.find(key);
-    if (it != origins.end())
-      return &it->second;
-    std::string subAxisPrefix = (ref.getName() + ":(").str();
-    for (const auto &[candidate, origin] : origins)
-      if (candidate == ref.getName() || candidate.starts_with(subAxisPrefix))
-        return &origin;
-    return nullptr;
-  }
-  llvm::MapVector<StringRef, std::string> &originsOf(const Slot &slot) {
-    if (slot.func)
-      return resultOrigins[{slot.func, slot.index}];
-    if (slot.manual && slot.isInput)
-      return valueOrigins[slot.manual.getBody().front().getArgument(
-          slot.index)];
-    if (slot.manual)
-      return valueOrigins
-          [slot.manual.getBody().front().getTerminator()->getOperand(
-              slot.index)];
-    return valueOrigins[slot.value];
-  }
-
-public:
-  void seedOrigins();
+  ShardingOrigins origins;
 };
 
 OpShardingRuleAttr Propagation::identityRule(Type type, unsigned numSources) {
@@ -781,69 +627,10 @@ bool Propagation::propagateTensors(
   }
 
   bool changed = false;
-  // Debug origins, as Shardy's debug mode records them: each axis a tensor
-  // gains comes from the first operand (else result) whose factor already
-  // had all the new axes of that factor.
   auto slotAt = [&](int64_t t) -> const Slot & {
     return t < static_cast<int64_t>(operands.size())
                ? operands[t]
                : results[t - operands.size()];
-  };
-  auto projectedAt = [](const ShardingProjection &p,
-                        size_t t) -> const TensorFactorShardings & {
-    return t < static_cast<size_t>(p.getNumOperands())
-               ? p.getOperands()[t]
-               : p.getResults()[t - p.getNumOperands()];
-  };
-  auto recordFactorOrigins = [&](const Slot &slot,
-                                 const TensorFactorShardings &oldTensor,
-                                 const TensorFactorShardings &newTensor,
-                                 TensorShardingAttr updated) {
-    auto &origins = originsOf(slot);
-    // Origins of the new factor axes; sub-axes that merged into a whole
-    // axis of the result are matched by name below.
-    llvm::MapVector<StringRef, std::string> pieces;
-    for (const auto &[factor, fs] : newTensor.factorIndexToSharding) {
-      auto oldIt = oldTensor.factorIndexToSharding.find(factor);
-      ArrayRef<AxisRefAttr> oldAxes;
-      if (oldIt != oldTensor.factorIndexToSharding.end())
-        oldAxes = oldIt->second.axisRefs;
-      if (fs.axisRefs == SmallVector<AxisRefAttr, 2>(oldAxes))
-        continue;
-      std::optional<int64_t> source;
-      ArrayRef<TensorFactorShardings> olds[2] = {oldProjection->getOperands(),
-                                                 oldProjection->getResults()};
-      for (int side = 0; side < 2 && !source; ++side)
-        for (auto [i, candidate] : llvm::enumerate(olds[side])) {
-          auto it = candidate.factorIndexToSharding.find(factor);
-          if (it != candidate.factorIndexToSharding.end() &&
-              isAxisListPrefixOf(fs.axisRefs, it->second.axisRefs) !=
-                  PrefixStatus::NotAPrefix) {
-            source = side == 0 ? static_cast<int64_t>(i)
-                               : static_cast<int64_t>(operands.size() + i);
-            break;
-          }
-        }
-      if (!source)
-        continue;
-      auto &sourceOrigins = originsOf(slotAt(*source));
-      for (AxisRefAttr ref : fs.axisRefs) {
-        StringRef key = originKey(ref);
-        if (origins.count(key) || pieces.count(key))
-          continue;
-        // The source may hold the axis whole or as a larger sub-axis.
-        if (const std::string *origin = findOrigin(sourceOrigins, ref, key))
-          pieces[key] = *origin;
-      }
-    }
-    for (DimensionShardingAttr dim : updated.getDimShardings())
-      for (AxisRefAttr ref : dim.getAxes()) {
-        StringRef key = originKey(ref);
-        if (origins.count(key))
-          continue;
-        if (const std::string *origin = findOrigin(pieces, ref, key))
-          origins[key] = *origin;
-      }
   };
   for (auto [t, updated] : llvm::enumerate(newShardings)) {
     if (!updated)
@@ -853,8 +640,8 @@ bool Propagation::propagateTensors(
       continue;
     changed = true;
     if (recordOrigins)
-      recordFactorOrigins(slot, projectedAt(*oldProjection, t),
-                          projectedAt(*projection, t), updated);
+      origins.recordFactorOrigins(operands, results, *oldProjection,
+                                  *projection, t, updated);
     notifyChanged(slot);
     // Every member of the slot's sharding group follows.
     if (!slot.value)
@@ -866,12 +653,8 @@ bool Propagation::propagateTensors(
       if (member == slot.value || getSharding(member) == updated)
         continue;
       if (setSlotSharding(Slot::ofValue(member), updated)) {
-        if (recordOrigins) {
-          auto &memberOrigins = originsOf(Slot::ofValue(member));
-          for (const auto &[axis, origin] : originsOf(slot))
-            if (!memberOrigins.count(axis))
-              memberOrigins[axis] = origin;
-        }
+        if (recordOrigins)
+          origins.copyOrigins(slot, Slot::ofValue(member));
         notifyChanged(Slot::ofValue(member));
       }
     }
@@ -1065,7 +848,8 @@ void Propagation::run(const DirectionFn &direction) {
   ++sweep;
   if (worklist.empty()) {
     walkTensorOps(module, WalkOrder::PreOrder, [&](Operation *op) {
-      worklist.add(op);
+      if (Worklist::Entry *entry = worklist.add(op))
+        kindOf(*entry);
       return WalkResult::advance();
     });
     worklist.index();
@@ -1163,217 +947,6 @@ void Propagation::importShardingGroups() {
       groupOf[member] = id;
     }
   }
-}
-
-//===----------------------------------------------------------------------===//
-// Debug origins
-//===----------------------------------------------------------------------===//
-
-void Propagation::seedOrigins() {
-  // Shardy's names, in walk order: constraint_N and mc_N.
-  module.walk([&](Operation *op) {
-    if (isa<ShardingConstraintOp>(op))
-      originNames[op] = "constraint_" + std::to_string(originNames.size());
-    else if (isa<ManualComputationOp>(op))
-      manualNames[op] = "mc_" + std::to_string(manualNames.size());
-  });
-  auto seed = [&](Value value, TensorShardingAttr s, const std::string &name) {
-    if (!s)
-      return;
-    for (DimensionShardingAttr dim : s.getDimShardings())
-      for (AxisRefAttr ref : dim.getAxes())
-        valueOrigins[value][originKey(ref)] = name;
-  };
-  // A value whose sharding a closed constraint gave it
-  // (spmd-apply-sharding-constraints) has that constraint as its origin.
-  auto appliedConstraint =
-      [&](Value value, TensorShardingAttr s) -> std::optional<std::string> {
-    for (Operation *user : value.getUsers())
-      if (auto constraint = dyn_cast<ShardingConstraintOp>(user))
-        if (constraint.getSharding() == s)
-          return originNames.lookup(user);
-    return std::nullopt;
-  };
-  module.walk([&](Operation *op) {
-    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
-      if (func.isExternal())
-        return;
-      for (BlockArgument arg : func.getArguments()) {
-        TensorShardingAttr s = getSharding(arg);
-        seed(arg, s,
-             appliedConstraint(arg, s).value_or(
-                 "input: " + std::to_string(arg.getArgNumber())));
-      }
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        if (TensorShardingAttr s = getFuncResultSharding(func, i))
-          for (DimensionShardingAttr dim : s.getDimShardings())
-            for (AxisRefAttr ref : dim.getAxes())
-              resultOrigins[{func, i}][originKey(ref)] =
-                  "output: " + std::to_string(i);
-      return;
-    }
-    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
-      seed(constraint.getResult(), constraint.getSharding(),
-           originNames.lookup(op));
-      return;
-    }
-    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
-      std::string name = manualNames.lookup(op);
-      Block &body = manual.getBody().front();
-      for (unsigned i = 0; i < manual->getNumOperands(); ++i)
-        seed(body.getArgument(i), manual.getInSharding(i),
-             name + "_input: " + std::to_string(i));
-      for (unsigned i = 0; i < manual->getNumResults(); ++i)
-        seed(manual->getResult(i), manual.getOutSharding(i),
-             name + "_output: " + std::to_string(i));
-      return;
-    }
-    // Tessera also names any other op's own sharding by the op.
-    for (OpResult result : op->getResults()) {
-      TensorShardingAttr s = getSharding(result);
-      if (!s)
-        continue;
-      std::string name;
-      llvm::raw_string_ostream os(name);
-      os << op->getName().getStringRef() << " at " << op->getLoc();
-      seed(result, s, appliedConstraint(result, s).value_or(name));
-    }
-  });
-}
-
-void Propagation::saveOrigins() {
-  MLIRContext *ctx = module.getContext();
-  auto toDict = [&](const llvm::MapVector<StringRef, std::string> &origins) {
-    SmallVector<NamedAttribute> entries;
-    for (const auto &[axis, origin] : origins)
-      entries.emplace_back(StringAttr::get(ctx, axis),
-                           StringAttr::get(ctx, origin));
-    return DictionaryAttr::get(ctx, entries);
-  };
-  // A value's own sharding is `self` (not its own origin name).
-  auto withSelf = [](llvm::MapVector<StringRef, std::string> origins,
-                     StringRef own) {
-    for (auto &[axis, origin] : origins)
-      if (origin == own)
-        origin = "self";
-    return origins;
-  };
-  constexpr StringLiteral kOrigins = "spmd.sharding_origins";
-  constexpr StringLiteral kOriginName = "spmd.sharding_origin_name";
-  module.walk([&](Operation *op) {
-    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
-      if (func.isExternal())
-        return;
-      for (BlockArgument arg : func.getArguments()) {
-        auto it = valueOrigins.find(arg);
-        if (it != valueOrigins.end() && !it->second.empty())
-          func.setArgAttr(
-              arg.getArgNumber(), kOrigins,
-              toDict(withSelf(it->second,
-                              "input: " + std::to_string(arg.getArgNumber()))));
-      }
-      for (unsigned i = 0; i < func.getNumResults(); ++i) {
-        auto it = resultOrigins.find({func, i});
-        if (it != resultOrigins.end() && !it->second.empty())
-          func.setResultAttr(
-              i, kOrigins,
-              toDict(withSelf(it->second, "output: " + std::to_string(i))));
-      }
-      return;
-    }
-    if (isa<ShardingConstraintOp>(op)) {
-      std::string name = originNames.lookup(op);
-      op->setAttr(kOriginName, StringAttr::get(ctx, name));
-      auto it = valueOrigins.find(op->getResult(0));
-      if (it != valueOrigins.end() && !it->second.empty())
-        op->setAttr(kOrigins, toDict(withSelf(it->second, name)));
-      return;
-    }
-    if (isa<ManualComputationOp>(op))
-      op->setAttr(kOriginName, StringAttr::get(ctx, manualNames.lookup(op)));
-    if (op->getNumResults() == 0)
-      return;
-    SmallVector<Attribute> perResult;
-    bool any = false;
-    for (OpResult result : op->getResults()) {
-      auto it = valueOrigins.find(result);
-      if (it != valueOrigins.end() && !it->second.empty()) {
-        perResult.push_back(toDict(it->second));
-        any = true;
-      } else {
-        perResult.push_back(DictionaryAttr::get(ctx, {}));
-      }
-    }
-    if (any)
-      op->setAttr(kOrigins, ArrayAttr::get(ctx, perResult));
-  });
-}
-
-//===----------------------------------------------------------------------===//
-// User priorities
-//===----------------------------------------------------------------------===//
-
-/// Visits every stored sharding of the module; `fn` returns the
-/// replacement (or the same attribute).
-void transformShardings(
-    ArrayRef<Operation *> holders,
-    function_ref<TensorShardingAttr(TensorShardingAttr, Operation *, unsigned)>
-        fn) {
-  if (holders.empty())
-    return;
-  // Positions: arguments/in_shardings/results from 0, function results and
-  // out_shardings from kSecond.
-  constexpr unsigned kSecond = 1u << 30;
-  MLIRContext *ctx = holders.front()->getContext();
-  // (Only what changed is written back.)
-  auto perValue = [&](TensorShardingPerValueAttr attr, Operation *op,
-                      unsigned base) {
-    SmallVector<TensorShardingAttr> shardings;
-    for (auto [i, s] : llvm::enumerate(attr.getShardings()))
-      shardings.push_back(s ? fn(s, op, base + i) : s);
-    if (ArrayRef(shardings) == attr.getShardings())
-      return attr;
-    return TensorShardingPerValueAttr::get(ctx, shardings);
-  };
-  for (Operation *op : holders) {
-    if (auto func = dyn_cast<FunctionOpInterface>(op)) {
-      for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        if (auto s = dyn_cast_or_null<TensorShardingAttr>(
-                func.getArgAttr(i, SpmdDialect::kShardingAttrName)))
-          if (TensorShardingAttr t = fn(s, op, i); t != s)
-            func.setArgAttr(i, SpmdDialect::kShardingAttrName, t);
-      for (unsigned i = 0; i < func.getNumResults(); ++i)
-        if (auto s = dyn_cast_or_null<TensorShardingAttr>(
-                func.getResultAttr(i, SpmdDialect::kShardingAttrName)))
-          if (TensorShardingAttr t = fn(s, op, kSecond + i); t != s)
-            func.setResultAttr(i, SpmdDialect::kShardingAttrName, t);
-      continue;
-    }
-    if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
-      if (TensorShardingAttr t = fn(constraint.getSharding(), op, 0);
-          t != constraint.getSharding())
-        constraint.setShardingAttr(t);
-      continue;
-    }
-    if (auto manual = dyn_cast<ManualComputationOp>(op)) {
-      if (auto ins = perValue(manual.getInShardings(), op, 0);
-          ins != manual.getInShardings())
-        manual.setInShardingsAttr(ins);
-      if (auto outs = perValue(manual.getOutShardings(), op, kSecond);
-          outs != manual.getOutShardings())
-        manual.setOutShardingsAttr(outs);
-      continue;
-    }
-    if (auto attr = op->getAttrOfType<TensorShardingPerValueAttr>(
-            SpmdDialect::kShardingAttrName))
-      if (auto updated = perValue(attr, op, 0); updated != attr)
-        op->setAttr(SpmdDialect::kShardingAttrName, updated);
-  }
-}
-
-DimensionShardingAttr dropPriority(DimensionShardingAttr dim) {
-  return DimensionShardingAttr::get(dim.getContext(), dim.getAxes(),
-                                    dim.getIsClosed());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,708 @@
+//===- InferExplicit.cpp - JAX's sharding in types, driver ------*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// For mesh axes of type Explicit, every value's sharding is part of its type,
+// computed from its operands by JAX's per-primitive rules (jax/_src/lax), and
+// an ambiguous or illegal case is an error that asks for `spmd.out_sharding`.
+// This pass computes that type for every op of every function, writes it as
+// the op's `spmd.sharding` (closed dimensions, Explicit axes only; Auto axes
+// already there are kept for propagation), and reports JAX's errors.
+//
+// The MLIR ops are read as the JAX primitives they implement (see the pass
+// description in Passes.td): elementwise arith/math ops and elementwise
+// linalg ops are the n-ary rule, linalg contractions dot_general, one-input
+// linalg reductions reduce, tensor reshapes reshape, and so on.
+//
+// This file holds the driver and the pass; InferExplicitRules.cpp holds the
+// per-primitive rules and InferExplicitUnreduced.cpp the unreduced ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExplicitInference.h"
+
+#include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::tessera::spmd {
+#define GEN_PASS_DEF_SPMDINFEREXPLICITPASS
+#include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
+
+namespace detail {
+
+int64_t getAxesSize(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
+  int64_t size = 1;
+  for (AxisRefAttr ref : axes)
+    size *= ref.getSize(mesh);
+  return size;
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += std::to_string(size);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+Spec replicatedSpec(int64_t rank) {
+  Spec spec;
+  spec.dims.resize(rank);
+  return spec;
+}
+
+int64_t rankOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getRank();
+  return 0;
+}
+
+SmallVector<std::optional<int64_t>> getDimLoops(AffineMap map) {
+  SmallVector<std::optional<int64_t>> loops;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      loops.push_back(dim.getPosition());
+    else
+      loops.push_back(std::nullopt);
+  }
+  return loops;
+}
+
+//===----------------------------------------------------------------------===//
+// Specs of values and how JAX prints them
+//===----------------------------------------------------------------------===//
+
+Spec ExplicitInference::getSpec(Value value, Operation *user) {
+  auto it = specs.find(value);
+  if (it != specs.end())
+    return it->second;
+  Spec spec;
+  int64_t rank = 0;
+  if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+    rank = type.getRank();
+  spec.dims.resize(rank);
+  TensorShardingAttr sharding = getSharding(value);
+  if (!sharding)
+    return spec;
+  MeshAttr mesh = getMesh(sharding, value, &symbolTables);
+  if (!mesh || mesh.empty())
+    return spec;
+  spec.mesh = getMeshWithAxisTypesAt(user, mesh);
+  spec.meshRef = sharding.getMeshOrRef();
+  for (auto [d, dim] : llvm::enumerate(sharding.getDimShardings())) {
+    if (d >= spec.dims.size())
+      break;
+    for (AxisRefAttr ref : dim.getAxes())
+      if (isExplicit(spec.mesh, ref))
+        spec.dims[d].push_back(ref);
+  }
+  for (AxisRefAttr ref : sharding.getUnreducedAxes())
+    if (isExplicit(spec.mesh, ref))
+      spec.unreduced.push_back(ref);
+  return spec;
+}
+
+TensorShardingAttr ExplicitInference::toSharding(const Spec &spec,
+                                                 TensorShardingAttr previous) {
+  bool hasAuto = spec.mesh && spec.mesh.hasAxisOfType(AxisType::Auto);
+  SmallVector<DimensionShardingAttr> dims;
+  for (auto [d, axes] : llvm::enumerate(spec.dims)) {
+    SmallVector<AxisRefAttr> all(axes);
+    if (previous && d < static_cast<size_t>(previous.getRank()))
+      for (AxisRefAttr ref : previous.getDimSharding(d).getAxes())
+        if (!isExplicit(spec.mesh, ref))
+          all.push_back(ref);
+    dims.push_back(DimensionShardingAttr::get(ctx, all, /*isClosed=*/!hasAuto));
+  }
+  return TensorShardingAttr::get(ctx, spec.meshRef, dims, {}, spec.unreduced,
+                                 ReductionKind::Sum);
+}
+
+std::string ExplicitInference::frozensetString(ArrayRef<AxisRefAttr> axes) {
+  if (axes.empty())
+    return "frozenset()";
+  std::string s = "frozenset({";
+  for (auto [i, ref] : llvm::enumerate(axes)) {
+    if (i)
+      s += ", ";
+    s += "'" + ref.getName().str() + "'";
+  }
+  return s + "})";
+}
+
+std::string ExplicitInference::avalString(Value value, Operation *user) {
+  return "ShapedArray(" +
+         typeString(value.getType(), getSpec(value, user),
+                    /*shortDtypes=*/false) +
+         ")";
+}
+
+std::string ExplicitInference::typeString(Type type, const Spec &spec,
+                                          bool shortDtypes) {
+  JaxTypeOptions options;
+  options.shortDtypes = shortDtypes;
+  TensorShardingAttr sharding =
+      spec.meshRef ? toSharding(spec, {}) : TensorShardingAttr();
+  return getJaxTypeString(type, sharding, spec.mesh, options);
+}
+
+std::string ExplicitInference::entryString(const DimAxes &axes, MeshAttr mesh) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  printPartitionEntry(os, axes, mesh);
+  return s;
+}
+
+std::string ExplicitInference::tupleString(const Spec &spec) {
+  std::string s = "(";
+  for (auto [i, axes] : llvm::enumerate(spec.dims)) {
+    if (i)
+      s += ", ";
+    s += entryString(axes, spec.mesh);
+  }
+  if (spec.dims.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+std::string ExplicitInference::partitionSpecString(const Spec &spec) {
+  return "P" + tupleString(spec);
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExplicitInference::runOnFunction(FunctionOpInterface func) {
+  if (func.isExternal())
+    return success();
+  for (Block &block : func.getFunctionBody())
+    if (failed(processBlock(block)))
+      return failure();
+  return success();
+}
+
+LogicalResult ExplicitInference::processBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(processOp(&op)))
+      return failure();
+  return success();
+}
+
+FailureOr<std::pair<MeshAttr, Attribute>>
+ExplicitInference::getCommonMesh(Operation *op, ArrayRef<Spec> operandSpecs) {
+  MeshAttr mesh;
+  Attribute meshRef;
+  for (const Spec &spec : operandSpecs) {
+    if (!spec.mesh)
+      continue;
+    if (mesh && mesh != spec.mesh)
+      return op->emitOpError("Mesh for all inputs should be equal. Got one "
+                             "mesh: ")
+             << mesh << " and another mesh: " << spec.mesh;
+    mesh = spec.mesh;
+    meshRef = spec.meshRef;
+  }
+  return std::make_pair(mesh, meshRef);
+}
+
+/// The operands that carry data for the rule: for a linalg op its `ins`
+/// (its `outs` are helpers that never change the result's sharding).
+static SmallVector<Value> getRuleInputs(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return llvm::to_vector(linalgOp.getDpsInputs());
+  return llvm::to_vector(op->getOperands());
+}
+
+bool isCreationOp(Operation *op) {
+  if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::SplatOp,
+          tensor::FromElementsOp, tensor::GenerateOp, linalg::FillOp>(op))
+    return true;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return linalgOp.getNumDpsInputs() == 0 ||
+           llvm::none_of(linalgOp.getDpsInputs(), [](Value v) {
+             return isa<RankedTensorType>(v.getType());
+           });
+  return false;
+}
+
+LogicalResult ExplicitInference::processOp(Operation *op) {
+  if (isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(op))
+    return processControlFlow(op);
+  if (op->hasTrait<OpTrait::ReturnLike>() && isa<func::ReturnOp>(op))
+    return processReturn(op);
+  if (isa<ManualComputationOp, AutoAxesOp, ExplicitAxesOp>(op)) {
+    // The body sees the values in its own view; the op's results carry
+    // their shardings (out_shardings) themselves.
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (failed(processBlock(block)))
+          return failure();
+    return success();
+  }
+
+  // Only ops producing tensors have a type to compute.
+  if (llvm::none_of(op->getResultTypes(),
+                    [](Type t) { return isa<RankedTensorType>(t); }))
+    return success();
+
+  // Ops that carry their result's sharding themselves.
+  if (auto constraint = dyn_cast<ShardingConstraintOp>(op)) {
+    Spec have = getSpec(constraint.getInput(), op);
+    Spec want = getSpec(constraint.getResult(), op);
+    if (hasExplicitAxes(want.mesh) && !(have == want))
+      return op->emitOpError("`spmd.sharding_constraint` acts as an assert "
+                             "when all axes of mesh are of type `Explicit`. "
+                             "The array sharding: ")
+             << partitionSpecString(have)
+             << " did not match the sharding provided: "
+             << partitionSpecString(want)
+             << ". Please use `spmd.reshard` to shard your input to the "
+                "sharding you want.";
+    return success();
+  }
+  if (isa<ResultShardingOpInterface>(op) && !isa<PropagationBarrierOp>(op))
+    return success();
+
+  SmallVector<Value> inputs = getRuleInputs(op);
+  SmallVector<Spec> inputSpecs;
+  for (Value input : inputs)
+    inputSpecs.push_back(getSpec(input, op));
+  FailureOr<std::pair<MeshAttr, Attribute>> common =
+      getCommonMesh(op, inputSpecs);
+  if (failed(common))
+    return failure();
+
+  FailureOr<std::optional<SmallVector<Spec>>> given = getOutSharding(op);
+  if (failed(given))
+    return failure();
+  SmallVector<Spec> results;
+  bool isContraction = false;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    isContraction =
+        linalgOp.getNumDpsInputs() == 2 && linalgOp.getNumReductionLoops() > 0;
+  if (*given) {
+    results = std::move(**given);
+    if (isContraction && !results.empty() && !results[0].unreduced.empty()) {
+      // The unreduced rule of dot_general first rejects unreduced inputs.
+      FailureOr<SmallVector<AxisRefAttr>> unused =
+          inferUnreduced(op, inputs, inputSpecs);
+      if (failed(unused) ||
+          failed(checkDotUnreducedOut(cast<linalg::LinalgOp>(op), inputSpecs,
+                                      results[0])))
+        return failure();
+    }
+    auto reduction = dyn_cast<linalg::LinalgOp>(op);
+    if (reduction && reduction.getNumDpsInputs() == 1 &&
+        reduction.getNumReductionLoops() > 0 && !results.empty() &&
+        !results[0].unreduced.empty() &&
+        failed(checkReduceUnreducedOut(reduction, inputs[0], inputSpecs[0],
+                                       results[0])))
+      return failure();
+  } else {
+    // A fully Auto or Manual context consults no rule: everything is P().
+    if (!hasExplicitAxes(common->first) && !isCreationOp(op))
+      return success();
+    Specs inferred = inferRule(op, inputSpecs, inputs);
+    if (failed(inferred))
+      return failure();
+    results = std::move(*inferred);
+    FailureOr<SmallVector<AxisRefAttr>> unreduced =
+        inferUnreduced(op, inputs, inputSpecs);
+    if (failed(unreduced))
+      return failure();
+    for (Spec &spec : results)
+      spec.unreduced = *unreduced;
+  }
+
+  // Write the results' types.
+  SmallVector<TensorShardingAttr> shardings;
+  bool anyMesh = false;
+  for (auto [result, spec] : llvm::zip_equal(op->getResults(), results)) {
+    if (!spec.mesh) {
+      spec.mesh = common->first;
+      spec.meshRef = common->second;
+    }
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    if (failed(checkUniqueAxes(op, inputs, inputSpecs, result, spec)))
+      return failure();
+    anyMesh |= bool(spec.meshRef);
+  }
+  for (auto [result, spec] : llvm::zip_equal(op->getResults(), results))
+    specs[result] = spec;
+  if (!anyMesh)
+    return success();
+  for (auto [result, spec] : llvm::zip_equal(op->getResults(), results)) {
+    if (!spec.meshRef) {
+      // A non-tensor result (or one left off the mesh) gets a replicated
+      // sharding of the right rank on the common mesh.
+      Spec replicated;
+      replicated.mesh = common->first;
+      replicated.meshRef = common->second;
+      if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+        replicated.dims.resize(type.getRank());
+      shardings.push_back(toSharding(replicated, getSharding(result)));
+      continue;
+    }
+    shardings.push_back(toSharding(spec, getSharding(result)));
+  }
+  op->setAttr(SpmdDialect::kShardingAttrName,
+              TensorShardingPerValueAttr::get(ctx, shardings));
+  return success();
+}
+
+LogicalResult ExplicitInference::checkUniqueAxes(Operation *op,
+                                                 ValueRange inputs,
+                                                 ArrayRef<Spec> inputSpecs,
+                                                 Value result,
+                                                 const Spec &spec) {
+  SmallVector<AxisRefAttr> seen;
+  bool duplicate = false;
+  for (const DimAxes &axes : spec.dims)
+    for (AxisRefAttr ref : axes) {
+      duplicate |= llvm::any_of(
+          seen, [&](AxisRefAttr other) { return other.overlaps(ref); });
+      seen.push_back(ref);
+    }
+  if (!duplicate)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError() << op->getName().getStringRef()
+                                              << " operation with inputs: ";
+  bool first = true;
+  for (auto [value, inputSpec] : llvm::zip_equal(inputs, inputSpecs)) {
+    if (!first)
+      diag << ", ";
+    first = false;
+    diag << typeString(value.getType(), inputSpec);
+  }
+  diag << " produces an illegally sharded result: "
+       << typeString(result.getType(), spec);
+  return diag;
+}
+
+//===----------------------------------------------------------------------===//
+// out_sharding
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::optional<SmallVector<Spec>>>
+ExplicitInference::getOutSharding(Operation *op) {
+  Attribute attr = op->getAttr(SpmdDialect::kOutShardingAttrName);
+  if (!attr)
+    return std::optional<SmallVector<Spec>>();
+  SmallVector<TensorShardingAttr> given;
+  if (auto single = dyn_cast<TensorShardingAttr>(attr))
+    given.push_back(single);
+  else
+    llvm::append_range(given,
+                       cast<TensorShardingPerValueAttr>(attr).getShardings());
+  SmallVector<Spec> result;
+  for (auto [sharding, value] : llvm::zip_equal(given, op->getResults())) {
+    MeshAttr declared = sharding.getMesh(op, &symbolTables);
+    Spec spec;
+    spec.mesh = declared ? getMeshWithAxisTypesAt(op, declared) : MeshAttr();
+    spec.meshRef = sharding.getMeshOrRef();
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    for (auto [d, dim] : llvm::enumerate(sharding.getDimShardings())) {
+      DimAxes axes;
+      for (AxisRefAttr ref : dim.getAxes()) {
+        AxisType axisType = spec.mesh && spec.mesh.hasAxis(ref.getName())
+                                ? spec.mesh.getAxisType(ref.getName())
+                                : AxisType::Auto;
+        if (axisType != AxisType::Explicit) {
+          Spec shown;
+          shown.mesh = spec.mesh;
+          for (DimensionShardingAttr other : sharding.getDimShardings())
+            shown.dims.push_back(llvm::to_vector(other.getAxes()));
+          JaxTypeOptions all;
+          all.allAxes = true;
+          std::string specText = "P(";
+          for (auto [i, axesOfDim] : llvm::enumerate(shown.dims)) {
+            if (i)
+              specText += ", ";
+            std::string entry;
+            llvm::raw_string_ostream os(entry);
+            printPartitionEntry(os, axesOfDim, spec.mesh, all);
+            specText += entry;
+          }
+          if (shown.dims.size() == 1)
+            specText += ",";
+          specText += ")";
+          return op->emitOpError("PartitionSpec passed to ")
+                 << op->getName().getStringRef()
+                 << " cannot contain axis names that are of type Auto or "
+                    "Manual. Got PartitionSpec: "
+                 << specText << " with axis name: " << ref.getName()
+                 << " of type: "
+                 << (axisType == AxisType::Manual ? "Manual" : "Auto");
+        }
+        axes.push_back(ref);
+      }
+      spec.dims.push_back(axes);
+    }
+    for (AxisRefAttr ref : sharding.getUnreducedAxes())
+      if (isExplicit(spec.mesh, ref))
+        spec.unreduced.push_back(ref);
+    if (!spec.unreduced.empty() &&
+        sharding.getUnreducedKind() != ReductionKind::Sum &&
+        isa<linalg::LinalgOp>(op) &&
+        cast<linalg::LinalgOp>(op).getNumReductionLoops() > 0)
+      return op->emitOpError("`out_sharding` passed to `dot_general` can "
+                             "only contain unreduced of kind `sum`");
+    if (type)
+      for (auto [d, axes] : llvm::enumerate(spec.dims)) {
+        if (axes.empty() || d >= static_cast<size_t>(type.getRank()) ||
+            type.isDynamicDim(d))
+          continue;
+        int64_t parts = getAxesSize(axes, spec.mesh);
+        if (type.getDimSize(d) % parts == 0)
+          continue;
+        std::string shape = shapeString(type.getShape());
+        std::string entryTuple = "(";
+        for (AxisRefAttr ref : axes)
+          entryTuple += "'" + ref.getName().str() + "', ";
+        entryTuple.resize(entryTuple.size() - 1);
+        if (axes.size() > 1)
+          entryTuple.pop_back();
+        entryTuple += ")";
+        return op->emitOpError("Sharding spec ")
+               << entryTuple << " implies that array axis " << d
+               << " is partitioned " << parts
+               << " times, but does not evenly divide the dimension size "
+               << type.getDimSize(d) << ". Got shape: " << shape
+               << " and sharding " << partitionSpecString(spec);
+      }
+    result.push_back(spec);
+  }
+  return std::optional<SmallVector<Spec>>(std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow and returns
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExplicitInference::processControlFlow(Operation *op) {
+  auto describe = [&](Value v, Operation *user) {
+    return typeString(v.getType(), getSpec(v, user));
+  };
+  auto mismatch = [&](ValueRange ins, ValueRange outs,
+                      Operation *user) -> std::optional<unsigned> {
+    for (auto [i, pair] : llvm::enumerate(llvm::zip_equal(ins, outs))) {
+      auto [in, out] = pair;
+      if (!isa<RankedTensorType>(in.getType()))
+        continue;
+      if (!(getSpec(in, user) == getSpec(out, user)))
+        return i;
+    }
+    return std::nullopt;
+  };
+  // JAX's error for a loop whose carried value changes type.
+  auto checkCarry = [&](StringRef loop, ValueRange ins, ValueRange outs,
+                        Operation *user) -> LogicalResult {
+    std::optional<unsigned> i = mismatch(ins, outs, user);
+    if (!i)
+      return success();
+    return op->emitOpError()
+           << loop
+           << " body function carry input and carry output must have equal "
+              "types, but they differ:\n\nThe input carry component "
+           << *i << " has type " << describe(ins[*i], user)
+           << " but the corresponding output carry component has type "
+           << describe(outs[*i], user)
+           << ".\n\nRevise the function so that all output types match the "
+              "corresponding input types.";
+  };
+  // The carried values start with the init values' types.
+  auto seed = [&](ValueRange inits, ValueRange carried) {
+    for (auto [init, value] : llvm::zip_equal(inits, carried))
+      specs[value] = getSpec(init, op);
+  };
+
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    seed(forOp.getInitArgs(), forOp.getRegionIterArgs());
+    if (failed(processBlock(*forOp.getBody())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    if (failed(checkCarry("scf.for", forOp.getRegionIterArgs(),
+                          yield.getOperands(), yield)))
+      return failure();
+    seed(forOp.getInitArgs(), forOp.getResults());
+  } else if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+    seed(whileOp.getInits(), whileOp.getBeforeArguments());
+    if (failed(processBlock(whileOp.getBefore().front())))
+      return failure();
+    scf::ConditionOp condition = whileOp.getConditionOp();
+    if (whileOp.getInits().getTypes() == condition.getArgs().getTypes() &&
+        failed(checkCarry("scf.while", whileOp.getBeforeArguments(),
+                          condition.getArgs(), condition)))
+      return failure();
+    for (auto [arg, value] :
+         llvm::zip_equal(condition.getArgs(), whileOp.getAfterArguments()))
+      specs[value] = getSpec(arg, condition);
+    if (failed(processBlock(whileOp.getAfter().front())))
+      return failure();
+    scf::YieldOp yield = whileOp.getYieldOp();
+    if (failed(checkCarry("scf.while", whileOp.getBeforeArguments(),
+                          yield.getOperands(), yield)))
+      return failure();
+    for (auto [arg, value] :
+         llvm::zip_equal(condition.getArgs(), whileOp.getResults()))
+      specs[value] = getSpec(arg, condition);
+  } else if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
+    // Every case must yield the default region's types.
+    for (Region &region : switchOp->getRegions())
+      if (failed(processBlock(region.front())))
+        return failure();
+    auto yieldOf = [](Region &region) {
+      return cast<scf::YieldOp>(region.front().getTerminator());
+    };
+    scf::YieldOp defaultYield = yieldOf(switchOp.getDefaultRegion());
+    for (auto [c, caseRegion] : llvm::enumerate(switchOp.getCaseRegions())) {
+      scf::YieldOp caseYield = yieldOf(caseRegion);
+      for (unsigned i = 0; i < switchOp.getNumResults(); ++i) {
+        Value d = defaultYield.getOperand(i), v = caseYield.getOperand(i);
+        if (!isa<RankedTensorType>(d.getType()))
+          continue;
+        if (!(getSpec(d, defaultYield) == getSpec(v, caseYield)))
+          return op->emitOpError("scf.index_switch branches must have equal "
+                                 "output types but they differ.\n\nThe "
+                                 "output of the default region at index ")
+                 << i << " has type " << describe(d, defaultYield)
+                 << " but the corresponding output of case region " << c
+                 << " has type " << describe(v, caseYield)
+                 << ".\n\nRevise the regions so that all output types "
+                    "match.";
+      }
+    }
+    for (auto [result, value] :
+         llvm::zip_equal(switchOp.getResults(), defaultYield.getOperands()))
+      specs[result] = getSpec(value, defaultYield);
+  } else {
+    auto ifOp = cast<scf::IfOp>(op);
+    if (failed(processBlock(ifOp.getThenRegion().front())))
+      return failure();
+    if (!ifOp.getElseRegion().empty() &&
+        failed(processBlock(ifOp.getElseRegion().front())))
+      return failure();
+    if (ifOp.getNumResults() == 0)
+      return success();
+    scf::YieldOp thenYield = ifOp.thenYield();
+    scf::YieldOp elseYield = ifOp.elseYield();
+    for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
+      Value t = thenYield.getOperand(i), e = elseYield.getOperand(i);
+      if (!isa<RankedTensorType>(t.getType()))
+        continue;
+      if (!(getSpec(t, thenYield) == getSpec(e, elseYield)))
+        return op->emitOpError("scf.if branches must have equal output types "
+                               "but they differ.\n\nThe output of the then "
+                               "region at index ")
+               << i << " has type " << describe(t, thenYield)
+               << " but the corresponding output of the else region has type "
+               << describe(e, elseYield)
+               << ".\n\nRevise the then and/or else regions so that all "
+                  "output types match.";
+    }
+    for (auto [result, value] :
+         llvm::zip_equal(ifOp.getResults(), thenYield.getOperands()))
+      specs[result] = getSpec(value, thenYield);
+  }
+
+  // Write the results' types.
+  SmallVector<TensorShardingAttr> shardings;
+  MeshAttr mesh;
+  Attribute meshRef;
+  for (Value result : op->getResults()) {
+    auto it = specs.find(result);
+    if (it != specs.end() && it->second.meshRef) {
+      mesh = it->second.mesh;
+      meshRef = it->second.meshRef;
+    }
+  }
+  if (!meshRef || !hasExplicitAxes(mesh))
+    return success();
+  for (Value result : op->getResults()) {
+    Spec spec = specs.lookup(result);
+    if (!spec.meshRef) {
+      spec = replicatedSpec(rankOf(result.getType()));
+      spec.mesh = mesh;
+      spec.meshRef = meshRef;
+    }
+    shardings.push_back(toSharding(spec, getSharding(result)));
+  }
+  op->setAttr(SpmdDialect::kShardingAttrName,
+              TensorShardingPerValueAttr::get(ctx, shardings));
+  return success();
+}
+
+LogicalResult ExplicitInference::processReturn(Operation *op) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  if (!func)
+    return success();
+  for (auto [i, value] : llvm::enumerate(op->getOperands())) {
+    TensorShardingAttr declared = getFuncResultSharding(func, i);
+    if (!declared || !isa<RankedTensorType>(value.getType()))
+      continue;
+    MeshAttr mesh = declared.getMesh(func, &symbolTables);
+    if (!mesh || !hasExplicitAxes(mesh))
+      continue;
+    Spec want;
+    want.mesh = mesh;
+    want.meshRef = declared.getMeshOrRef();
+    for (DimensionShardingAttr dim : declared.getDimShardings()) {
+      DimAxes axes;
+      for (AxisRefAttr ref : dim.getAxes())
+        if (isExplicit(mesh, ref))
+          axes.push_back(ref);
+      want.dims.push_back(axes);
+    }
+    Spec have = getSpec(value, op);
+    if (!(have == want))
+      return op->emitOpError("result ")
+             << i << " has type " << typeString(value.getType(), have)
+             << " but the function declares its result " << i << " as "
+             << typeString(value.getType(), want)
+             << "; use `spmd.reshard` to change its sharding";
+  }
+  return success();
+}
+
+} // namespace detail
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct SpmdInferExplicitPass
+    : public impl::SpmdInferExplicitPassBase<SpmdInferExplicitPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    detail::ExplicitInference inference(&getContext());
+    WalkResult result = getOperation()->walk([&](FunctionOpInterface func) {
+      if (failed(inference.runOnFunction(func)))
+        return WalkResult::interrupt();
+      return WalkResult::skip();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::tessera::spmd

@@ -1,0 +1,62 @@
+//===- FactorChoice.h - spmd-insert-reshards' factor choice -----*- C++ -*-===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to lib/Dialect/Spmd/Transforms/Partition: how spmd-insert-reshards
+// (InsertReshards.cpp) picks one sharding of an op's factors, in
+// FactorChoice.cpp: the reduction kinds the mesh can finish, which factors
+// may be padded, and the greedy choice of each factor's axes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_LIB_DIALECT_SPMD_TRANSFORMS_PARTITION_FACTORCHOICE_H
+#define TESSERA_LIB_DIALECT_SPMD_TRANSFORMS_PARTITION_FACTORCHOICE_H
+
+#include "tessera/Dialect/Spmd/IR/SpmdOps.h"
+#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
+#include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
+
+#include "llvm/ADT/BitVector.h"
+
+#include <optional>
+
+namespace mlir::tessera::spmd::detail {
+
+/// The kind of the reduction that combines into result `resultIndex` of
+/// `op`, when it is one the mesh can finish with an all-reduce: the
+/// combiner of a linalg op's body (`%out = combine(%x, %out_arg)`).
+std::optional<ReductionKind> getReductionKind(Operation *op,
+                                              unsigned resultIndex);
+
+/// True if `op` computes right on blocks padded with zeros past the end of
+/// a dimension: the partitioner cuts linalg reductions to the valid part,
+/// and everything else maps padding to padding. Integer division could
+/// trap on the padding, and ops that spell global positions other than
+/// through linalg.index or whole dimensions are left out.
+bool isPaddingSafe(Operation *op);
+
+/// The factors of `rule` that may be sharded by axes that do not divide
+/// them (each device's block padded at the end) on a padding-safe op: a
+/// factor of static size larger than 1 that is, in every dimension it
+/// appears in, the only factor larger than 1 (a dimension made of several
+/// factors has one padded layout, not one per factor).
+llvm::BitVector getPaddableFactors(OpShardingRuleAttr rule);
+
+/// The axes of every factor, chosen greedily from the tensors' shardings.
+/// The axes of a factor divide it unless the factor is `paddable`.
+SmallVector<SmallVector<AxisRefAttr>>
+chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
+                 ArrayRef<int64_t> tensorSizes,
+                 const llvm::BitVector &shardable,
+                 const llvm::BitVector &paddable, MeshAttr mesh);
+
+/// The sharding of a tensor with `mapping` under the factor axes `chosen`.
+TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,
+                                 ArrayRef<SmallVector<AxisRefAttr>> chosen,
+                                 Attribute meshRef, MeshAttr mesh);
+
+} // namespace mlir::tessera::spmd::detail
+
+#endif // TESSERA_LIB_DIALECT_SPMD_TRANSFORMS_PARTITION_FACTORCHOICE_H
