@@ -145,6 +145,22 @@ void mlir::tessera::exec::pruneUnreachableFunctions(ModuleOp module,
       symbols.erase(func);
 }
 
+/// `axis` as a part of `mesh`'s axes (none if the mesh lacks it). A
+/// sub-axis "x":(m)k is the part of size k after more major parts of product
+/// m; the runtime strides by the parts minor to it.
+static std::optional<::tessera::rt::AxisPart>
+getAxisPart(spmd::AxisRefAttr axis, spmd::MeshAttr mesh) {
+  std::optional<unsigned> index = mesh.getAxisIndex(axis.getName());
+  if (!index)
+    return std::nullopt;
+  int64_t size = axis.getSize(mesh);
+  int64_t minor =
+      axis.getSubAxisInfo()
+          ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
+          : 1;
+  return ::tessera::rt::AxisPart{static_cast<int64_t>(*index), minor, size};
+}
+
 /// The layout of `sharding` over `mesh`.
 static ShardLayout getLayout(spmd::TensorShardingAttr sharding,
                              spmd::MeshAttr mesh, int64_t rank) {
@@ -154,16 +170,8 @@ static ShardLayout getLayout(spmd::TensorShardingAttr sharding,
     return layout;
   for (int64_t d = 0; d < rank && d < sharding.getRank(); ++d)
     for (spmd::AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
-      if (std::optional<unsigned> index = mesh.getAxisIndex(axis.getName())) {
-        // A sub-axis "x":(m)k is the part of size k after more major parts
-        // of product m; the runtime strides by the parts minor to it.
-        int64_t size = axis.getSize(mesh);
-        int64_t minor =
-            axis.getSubAxisInfo()
-                ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
-                : 1;
-        layout.dims[d].push_back({static_cast<int64_t>(*index), minor, size});
-      }
+      if (std::optional<::tessera::rt::AxisPart> part = getAxisPart(axis, mesh))
+        layout.dims[d].push_back(*part);
   // Blocks are placed by the device order of the sharding's own mesh.
   if (!mesh.getAxes().empty())
     llvm::append_range(layout.deviceIds, mesh.getDeviceIdsOrIota());
@@ -191,14 +199,8 @@ static UnreducedLayout getUnreducedLayout(spmd::TensorShardingAttr sharding,
   if (!sharding || !mesh)
     return layout;
   for (spmd::AxisRefAttr axis : sharding.getUnreducedAxes())
-    if (std::optional<unsigned> index = mesh.getAxisIndex(axis.getName())) {
-      int64_t size = axis.getSize(mesh);
-      int64_t minor =
-          axis.getSubAxisInfo()
-              ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
-              : 1;
-      layout.parts.push_back({static_cast<int64_t>(*index), minor, size});
-    }
+    if (std::optional<::tessera::rt::AxisPart> part = getAxisPart(axis, mesh))
+      layout.parts.push_back(*part);
   switch (sharding.getUnreducedKind()) {
   case spmd::ReductionKind::Max:
     layout.kind = UnreducedLayout::Kind::Max;
