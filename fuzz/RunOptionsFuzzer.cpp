@@ -76,12 +76,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // A fresh program each time: a mesh override changes it.
   llvm::SourceMgr sourceMgr;
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-    return success();
-  });
-  llvm::Expected<exec::Program> program = exec::loadProgram(
-      context, sourceMgr, llvm::MemoryBuffer::getMemBufferCopy(kProgram),
-      "main");
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  llvm::Expected<exec::Program> program =
+      exec::loadProgram(context, sourceMgr,
+                        llvm::MemoryBuffer::getMemBufferCopy(kProgram), "main");
   if (!program)
     mlir::tessera::fuzz::fail("the fixed program does not load",
                               llvm::toString(program.takeError()));

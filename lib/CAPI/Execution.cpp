@@ -76,9 +76,8 @@ MlirLogicalResult tesseraRunProgram(MlirStringRef source,
 
   llvm::Expected<exec::Program> program = exec::loadProgram(
       context, sourceMgr,
-      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data,
-                                                           source.length),
-                                           toString(sourceName)),
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(source.data, source.length), toString(sourceName)),
       toString(options->entry));
   if (!program)
     return fail(program.takeError());

@@ -31,10 +31,10 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
@@ -62,8 +62,7 @@ std::string CompiledProgram::getFunctionAt(uint64_t pc) const {
 static llvm::Error runPasses(ModuleOp module, const CompileOptions &options,
                              llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm(module.getContext());
-  if (options.configurePassManager &&
-      failed(options.configurePassManager(pm)))
+  if (options.configurePassManager && failed(options.configurePassManager(pm)))
     return makeReportedError();
   build(pm);
   if (failed(pm.run(module)))
@@ -134,8 +133,7 @@ void mlir::tessera::exec::pruneUnreachableFunctions(ModuleOp module,
   for (size_t i = 0; i < reached.size(); ++i) {
     reached[i]->walk([&](Operation *op) {
       op->getAttrDictionary().walk([&](SymbolRefAttr ref) {
-        if (auto callee =
-                symbols.lookup<func::FuncOp>(ref.getRootReference()))
+        if (auto callee = symbols.lookup<func::FuncOp>(ref.getRootReference()))
           reached.insert(callee);
       });
     });
@@ -154,10 +152,9 @@ getAxisPart(spmd::AxisRefAttr axis, spmd::MeshAttr mesh) {
   if (!index)
     return std::nullopt;
   int64_t size = axis.getSize(mesh);
-  int64_t minor =
-      axis.getSubAxisInfo()
-          ? mesh.getAxisSize(axis.getName()) / (axis.getPreSize() * size)
-          : 1;
+  int64_t minor = axis.getSubAxisInfo() ? mesh.getAxisSize(axis.getName()) /
+                                              (axis.getPreSize() * size)
+                                        : 1;
   return ::tessera::rt::AxisPart{static_cast<int64_t>(*index), minor, size};
 }
 
@@ -188,7 +185,8 @@ bool UnreducedLayout::isFirstOfGroup(const std::vector<int64_t> &coords) const {
 std::vector<int64_t>
 UnreducedLayout::getFirstOfGroup(std::vector<int64_t> coords) const {
   for (const ::tessera::rt::AxisPart &part : parts)
-    coords[part.axis] -= ((coords[part.axis] / part.pre) % part.size) * part.pre;
+    coords[part.axis] -=
+        ((coords[part.axis] / part.pre) % part.size) * part.pre;
   return coords;
 }
 
@@ -231,18 +229,18 @@ mlir::tessera::exec::getShardingViews(ModuleOp module, const Program &program) {
   std::vector<ShardingView> views;
   auto addView = [&](std::string label, RankedTensorType type,
                      spmd::TensorShardingAttr sharding) {
-    spmd::MeshAttr mesh = sharding ? sharding.getMesh(entry, &symbols) : nullptr;
+    spmd::MeshAttr mesh =
+        sharding ? sharding.getMesh(entry, &symbols) : nullptr;
     ShardingView view;
     view.label = std::move(label);
     std::optional<::tessera::rt::DType> dtype =
         getRuntimeDType(type.getElementType());
-    view.type = std::string(::tessera::rt::getDTypeName(*dtype)) + "[" +
-                llvm::join(llvm::map_range(type.getShape(),
-                                           [](int64_t d) {
-                                             return std::to_string(d);
-                                           }),
-                           ",") +
-                "]";
+    view.type =
+        std::string(::tessera::rt::getDTypeName(*dtype)) + "[" +
+        llvm::join(llvm::map_range(type.getShape(),
+                                   [](int64_t d) { return std::to_string(d); }),
+                   ",") +
+        "]";
     view.sharding = attrToString(sharding);
     view.layout = getLayout(sharding, mesh, type.getRank());
     views.push_back(std::move(view));

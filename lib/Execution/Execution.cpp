@@ -268,8 +268,7 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
     return makeError("the mesh " + program.mesh.toString() + " has " +
                      llvm::Twine(program.mesh.getNumDevices()) +
                      " devices; the emulated mesh runs at most " +
-                     llvm::Twine(rt::Mesh::kMaxDevices) +
-                     " (one thread each)");
+                     llvm::Twine(rt::Mesh::kMaxDevices) + " (one thread each)");
   // --emit compiles for the inputs' shapes and needs no values.
   std::vector<HostArray> inputs;
   std::vector<std::vector<int64_t>> shapes;

@@ -100,8 +100,7 @@ std::string mlir::tessera::exec::typeToString(Type type) {
   return text;
 }
 
-void mlir::tessera::exec::registerExecutionDialects(
-    DialectRegistry &registry) {
+void mlir::tessera::exec::registerExecutionDialects(DialectRegistry &registry) {
   mlir::tessera::registerAllDialects(registry);
   registerAllToLLVMIRTranslations(registry);
 }
@@ -137,8 +136,7 @@ static llvm::Expected<MeshInfo> getMesh(ModuleOp module) {
 }
 
 /// The entry function.
-static llvm::Expected<func::FuncOp> findEntry(ModuleOp module,
-                                              StringRef name) {
+static llvm::Expected<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
   if (!name.empty()) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func || func.isExternal()) {
@@ -194,11 +192,9 @@ static std::vector<std::string> getArgNames(func::FuncOp func,
   return names;
 }
 
-llvm::Expected<Program>
-mlir::tessera::exec::loadProgram(MLIRContext &context,
-                                 llvm::SourceMgr &sourceMgr,
-                                 std::unique_ptr<llvm::MemoryBuffer> buffer,
-                                 StringRef entryName) {
+llvm::Expected<Program> mlir::tessera::exec::loadProgram(
+    MLIRContext &context, llvm::SourceMgr &sourceMgr,
+    std::unique_ptr<llvm::MemoryBuffer> buffer, StringRef entryName) {
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   AsmParserState parserState;
   ParserConfig config(&context);
@@ -228,12 +224,11 @@ mlir::tessera::exec::loadProgram(MLIRContext &context,
     std::optional<::tessera::rt::DType> dtype =
         tensor ? getRuntimeDType(tensor.getElementType()) : std::nullopt;
     if (!tensor || !dtype)
-      return makeError(
-          "argument " + std::to_string(i) + " of @" + program.entryName +
-          " has type " + typeToString(type) +
-          ", which tessera-run cannot pass: entry arguments are "
-          "ranked tensors of f16/bf16/f32/f64, i1/i8/.../i64, "
-          "ui8/.../ui64 or index (a scalar is a rank-0 tensor)");
+      return makeError("argument " + std::to_string(i) + " of @" +
+                       program.entryName + " has type " + typeToString(type) +
+                       ", which tessera-run cannot pass: entry arguments are "
+                       "ranked tensors of f16/bf16/f32/f64, i1/i8/.../i64, "
+                       "ui8/.../ui64 or index (a scalar is a rank-0 tensor)");
     program.args.push_back({names[i], tensor, *dtype});
   }
   for (unsigned i = 0; i < entry->getNumResults(); ++i) {

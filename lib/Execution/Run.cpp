@@ -173,11 +173,9 @@ static llvm::Expected<InputPlan> planInputs(const Program &program,
     std::string label = program.describeArg(*index);
     if (arg.type.hasStaticShape())
       return makeError("--input-shape gives the shape of " + label +
-                       ", whose type " + typeToString(arg.type) +
-                       " is static");
+                       ", whose type " + typeToString(arg.type) + " is static");
     if (plan.shapes[*index])
-      return makeError("--input-shape gives the shape of " + label +
-                       " twice");
+      return makeError("--input-shape gives the shape of " + label + " twice");
     if (!plan.files[*index].empty())
       return makeError("--input-shape gives the shape of " + label +
                        ", which --input reads from '" + plan.files[*index] +
@@ -192,8 +190,8 @@ static llvm::Expected<InputPlan> planInputs(const Program &program,
 }
 
 /// Reads the .npy file `path` for argument `index` and checks it.
-static llvm::Expected<HostArray> readInput(const Program &program,
-                                          size_t index, StringRef path) {
+static llvm::Expected<HostArray> readInput(const Program &program, size_t index,
+                                           StringRef path) {
   HostArray array;
   std::string error;
   if (!rt::readNpy(path.str(), array, error))
@@ -213,8 +211,7 @@ static llvm::Expected<HostArray> readInput(const Program &program,
 
 /// The shape of the generated input for argument `index`.
 static llvm::Expected<std::vector<int64_t>>
-getGeneratedShape(const Program &program, const InputPlan &plan,
-                  size_t index) {
+getGeneratedShape(const Program &program, const InputPlan &plan, size_t index) {
   const ArgInfo &arg = program.args[index];
   if (arg.type.hasStaticShape())
     return std::vector<int64_t>(arg.type.getShape());
@@ -235,8 +232,7 @@ mlir::tessera::exec::loadInputs(const Program &program,
   std::vector<HostArray> result;
   for (size_t i = 0; i < program.args.size(); ++i) {
     if (!plan->files[i].empty()) {
-      llvm::Expected<HostArray> array =
-          readInput(program, i, plan->files[i]);
+      llvm::Expected<HostArray> array = readInput(program, i, plan->files[i]);
       if (!array)
         return array.takeError();
       result.push_back(std::move(*array));
@@ -271,8 +267,7 @@ mlir::tessera::exec::getInputShapes(const Program &program,
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < program.args.size(); ++i) {
     if (!plan->files[i].empty()) {
-      llvm::Expected<HostArray> array =
-          readInput(program, i, plan->files[i]);
+      llvm::Expected<HostArray> array = readInput(program, i, plan->files[i]);
       if (!array)
         return array.takeError();
       shapes.push_back(array->getShape());
@@ -333,8 +328,9 @@ static HostArray readResult(const int64_t *words, size_t rank, DType dtype) {
   return array;
 }
 
-std::vector<int64_t> mlir::tessera::exec::coordinatesIn(
-    const ShardLayout &layout, const rt::Mesh &mesh, int64_t device) {
+std::vector<int64_t>
+mlir::tessera::exec::coordinatesIn(const ShardLayout &layout,
+                                   const rt::Mesh &mesh, int64_t device) {
   if (layout.deviceIds.empty())
     return mesh.coordinates(device);
   const std::vector<int64_t> &sizes = mesh.spec().axisSizes;
@@ -365,11 +361,10 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
         std::vector<int64_t> coords = coordinatesIn(layouts.args[i], mesh, d);
         HostArray block;
         std::string error;
-        if (!rt::extractBlock(inputs[i], layouts.args[i], coords, block,
-                              error))
+        if (!rt::extractBlock(inputs[i], layouts.args[i], coords, block, error))
           return makeError("argument " + std::to_string(i) +
-                           ": the block of device " + std::to_string(d) +
-                           ": " + error);
+                           ": the block of device " + std::to_string(d) + ": " +
+                           error);
         blocks[d].push_back(std::move(block));
         // An unreduced sum is placed as JAX places it: the first device of
         // each group holds the value, the others zeros, so the partial
@@ -453,9 +448,8 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
     };
     std::string error;
     auto start = std::chrono::steady_clock::now();
-    mesh.setSymbolizer([&compiled](uint64_t pc) {
-      return compiled.getFunctionAt(pc);
-    });
+    mesh.setSymbolizer(
+        [&compiled](uint64_t pc) { return compiled.getFunctionAt(pc); });
     bool ok = mesh.run(fn, error);
     auto end = std::chrono::steady_clock::now();
     for (int64_t d = 0; d < numDevices; ++d)
@@ -589,10 +583,8 @@ static void combinePartials(HostArray &acc, const HostArray &x,
   }
 }
 
-llvm::Expected<std::vector<HostArray>>
-mlir::tessera::exec::gatherResults(const RunResult &run,
-                                   const EntryLayouts &layouts,
-                                   const rt::Mesh &mesh) {
+llvm::Expected<std::vector<HostArray>> mlir::tessera::exec::gatherResults(
+    const RunResult &run, const EntryLayouts &layouts, const rt::Mesh &mesh) {
   size_t numResults = run.perDevice.front().size();
   std::vector<HostArray> globals;
   for (size_t r = 0; r < numResults; ++r) {
@@ -652,8 +644,10 @@ mlir::tessera::exec::gatherResults(const RunResult &run,
         std::string error;
         if (layouts.perDevice &&
             !rt::insertBlock(global, block, layouts.results[r], coords, error))
-          return makeError("result " + std::to_string(r) + ": the block of "
-                           "device " + std::to_string(device) + ": " + error);
+          return makeError("result " + std::to_string(r) +
+                           ": the block of "
+                           "device " +
+                           std::to_string(device) + ": " + error);
         continue;
       }
       const HostArray &held = valueOf(it->second);

@@ -26,8 +26,8 @@ namespace mlir::tessera {
 /// `file:line:col`, or the location as MLIR prints it.
 static std::string formatLocation(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-            ":" + Twine(file.getColumn()))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
         .str();
   if (auto fused = dyn_cast<FusedLoc>(loc))
     for (Location inner : fused.getLocations())
@@ -68,13 +68,12 @@ struct TesseraCpuLowerAssertsPass
     unsigned counter = 0;
     for (cf::AssertOp op : asserts) {
       Location loc = op.getLoc();
-      std::string message =
-          formatLocation(loc) + ": " + op.getMsg().str();
+      std::string message = formatLocation(loc) + ": " + op.getMsg().str();
       Block *before = op->getBlock();
       Block *continuation = before->splitBlock(op->getNextNode());
       Block *failure = new Block();
-      continuation->getParent()->getBlocks().insert(
-          continuation->getIterator(), failure);
+      continuation->getParent()->getBlocks().insert(continuation->getIterator(),
+                                                    failure);
       builder.setInsertionPointToEnd(failure);
       Value text = LLVM::createGlobalString(
           loc, builder, ("tessera_assert_message_" + Twine(counter++)).str(),

@@ -68,9 +68,9 @@ public:
     Value o = value(offset), s = value(size), st = value(stride);
     Value last = arith::AddIOp::create(
         builder, loc, o,
-        arith::MulIOp::create(
-            builder, loc, arith::SubIOp::create(builder, loc, s, index(1)),
-            st));
+        arith::MulIOp::create(builder, loc,
+                              arith::SubIOp::create(builder, loc, s, index(1)),
+                              st));
     Value empty = cmp(arith::CmpIPredicate::eq, s, index(0));
     Value inside = both(cmp(arith::CmpIPredicate::sge, o, index(0)),
                         cmp(arith::CmpIPredicate::slt, last, dimSize));
@@ -82,8 +82,8 @@ public:
     Type type = divisor.getType();
     auto tensor = dyn_cast<RankedTensorType>(type);
     Type element = tensor ? tensor.getElementType() : type;
-    Value zero = arith::ConstantOp::create(
-        builder, loc, builder.getZeroAttr(element));
+    Value zero =
+        arith::ConstantOp::create(builder, loc, builder.getZeroAttr(element));
     if (!tensor)
       return cmp(arith::CmpIPredicate::ne, divisor, zero);
     // Any zero: an or-reduction of the comparison over every dimension.
@@ -146,11 +146,12 @@ static void checkSlice(OffsetSizeAndStrideOpInterface op, Value tensor) {
                             sizes = op.getMixedSizes(),
                             strides = op.getMixedStrides();
   for (size_t d = 0; d < offsets.size(); ++d)
-    b.require(b.sliceInBounds(offsets[d], sizes[d], strides[d],
-                              b.dim(tensor, d)),
-              op->getName().getStringRef() + ": the slice is out of bounds "
-                                             "along dimension " +
-                  Twine(d));
+    b.require(
+        b.sliceInBounds(offsets[d], sizes[d], strides[d], b.dim(tensor, d)),
+        op->getName().getStringRef() +
+            ": the slice is out of bounds "
+            "along dimension " +
+            Twine(d));
 }
 
 struct TesseraInsertRuntimeChecksPass

@@ -16,12 +16,12 @@
 #include "tessera/InitAllPasses.h"
 #include "tessera/Version.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -56,17 +56,21 @@ struct Options {
   cl::opt<bool> randomInputs{
       "random-inputs",
       cl::desc("Generate the inputs not given with --input (deterministic "
-               "for a --seed)"), cl::cat(category)};
+               "for a --seed)"),
+      cl::cat(category)};
   cl::opt<uint64_t> seed{"seed", cl::desc("Seed of --random-inputs"),
                          cl::init(0), cl::cat(category)};
   cl::opt<std::string> outputDir{
       "output-dir", cl::desc("Write the results as result0.npy, ..."),
       cl::value_desc("dir"), cl::cat(category)};
   cl::opt<bool> printResults{"print-results",
-                             cl::desc("Print every value of every result"), cl::cat(category)};
+                             cl::desc("Print every value of every result"),
+                             cl::cat(category)};
   cl::opt<bool> check{
-      "check", cl::desc("Also run the unpartitioned program on one device "
-                        "and compare every result (exit 1 on mismatch)"), cl::cat(category)};
+      "check",
+      cl::desc("Also run the unpartitioned program on one device "
+               "and compare every result (exit 1 on mismatch)"),
+      cl::cat(category)};
   cl::opt<double> rtol{"rtol",
                        cl::desc("Relative tolerance of --check for floats "
                                 "(default: by dtype)"),
@@ -78,10 +82,12 @@ struct Options {
   cl::opt<bool> showSharding{
       "show-sharding",
       cl::desc("Draw which devices hold which block of every argument and "
-               "result"), cl::cat(category)};
+               "result"),
+      cl::cat(category)};
   cl::opt<unsigned> repeat{"repeat", cl::desc("Run the program N times"),
                            cl::init(1), cl::cat(category)};
-  cl::opt<bool> timing{"timing", cl::desc("Print compile time and run times"), cl::cat(category)};
+  cl::opt<bool> timing{"timing", cl::desc("Print compile time and run times"),
+                       cl::cat(category)};
   cl::opt<std::string> trace{
       "trace", cl::desc("Write a Chrome trace of the last run to FILE.json"),
       cl::value_desc("file"), cl::cat(category)};
@@ -91,7 +97,8 @@ struct Options {
                "mlir (LLVM dialect), llvm (LLVM IR) or obj"),
       cl::value_desc("mlir|llvm|obj"), cl::cat(category)};
   cl::opt<std::string> outputFile{"o", cl::desc("Output file of --emit"),
-                                  cl::value_desc("file"), cl::init("-"), cl::cat(category)};
+                                  cl::value_desc("file"), cl::init("-"),
+                                  cl::cat(category)};
   cl::opt<std::string> backend{"backend",
                                cl::desc("threads (the emulated mesh) or mpi"),
                                cl::init("threads"), cl::cat(category)};
@@ -100,10 +107,12 @@ struct Options {
       cl::desc("How kernel.calls run: pipelined (double-buffered windows, "
                "the default) or interpret (sequential, with run-time checks); "
                "--check compares a pipelined run with an interpret run"),
-      cl::value_desc("pipelined|interpret"), cl::init("pipelined"), cl::cat(category)};
+      cl::value_desc("pipelined|interpret"), cl::init("pipelined"),
+      cl::cat(category)};
   cl::opt<bool> scalarLoops{
       "scalar-loops",
-      cl::desc("Lower linalg to scalar loops (no tiling/vectorization)"), cl::cat(category)};
+      cl::desc("Lower linalg to scalar loops (no tiling/vectorization)"),
+      cl::cat(category)};
   cl::opt<unsigned> optLevel{
       "opt-level",
       cl::desc("LLVM optimization level of the compiled code, 0 to 3"),

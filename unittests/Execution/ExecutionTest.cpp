@@ -216,8 +216,7 @@ TEST_F(ExecutionTest, GeneratedInputsTooLargeForTheHostAreAnError) {
   llvm::Expected<HostArray> overflow =
       makeRandomArray(DType::F32, {int64_t(1) << 32, int64_t(1) << 32}, 0, 0);
   ASSERT_FALSE(static_cast<bool>(overflow));
-  EXPECT_NE(message(overflow.takeError()).find("overflows"),
-            std::string::npos);
+  EXPECT_NE(message(overflow.takeError()).find("overflows"), std::string::npos);
 }
 
 TEST_F(ExecutionTest, FunctionsAreNamedByTheirCodeAddresses) {

@@ -53,8 +53,7 @@ makeRandomArray(::tessera::rt::DType dtype, std::vector<int64_t> shape,
 /// Keeps `value` alive until the process ends: what devices abandoned while
 /// still running compiled code (`Mesh::hasRunawayDevices`) may read or run
 /// must never be freed. Nothing else may use this.
-template <typename T>
-void abandonWhileDevicesRun(T &&value) {
+template <typename T> void abandonWhileDevicesRun(T &&value) {
   new std::decay_t<T>(std::forward<T>(value));
 }
 
