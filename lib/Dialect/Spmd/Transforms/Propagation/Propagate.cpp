@@ -784,8 +784,8 @@ void Propagation::visit(Worklist::Entry &entry) {
   case OpCategory::DataFlow:
     // Loops and conditionals: one identity per data-flow edge.
     for (const DataFlowEdge &edge : getDataFlowEdges(op)) {
-      SmallVector<Slot> sources =
-          llvm::map_to_vector(edge.sources, Slot::ofValue);
+      SmallVector<Slot> sources = llvm::map_to_vector(
+          edge.sources, [](Value v) { return Slot::ofValue(v); });
       propagateIdentity(op, sources, Slot::ofValue(edge.owner), always(0));
     }
     return;
@@ -834,10 +834,12 @@ void Propagation::visit(Worklist::Entry &entry) {
     return;
   entry.clean = entry.hasDirections;
   entry.cleanSignature = entry.directions;
-  SmallVector<Slot, 4> operands =
-      llvm::map_to_vector<4>(op->getOperands(), Slot::ofValue);
-  SmallVector<Slot, 2> results =
-      llvm::map_to_vector<2>(op->getResults(), Slot::ofValue);
+  // (Lambdas, not `Slot::ofValue` itself: a call through a function pointer
+  // is not inlined, and this runs for every operand of every visit.)
+  SmallVector<Slot, 4> operands = llvm::map_to_vector<4>(
+      op->getOperands(), [](Value v) { return Slot::ofValue(v); });
+  SmallVector<Slot, 2> results = llvm::map_to_vector<2>(
+      op->getResults(), [](Value v) { return Slot::ofValue(v); });
   propagateTensors(
       op, operands, results, rule,
       [&](int64_t f) { return directionFor(kind, f); }, kind.isElementwise);
