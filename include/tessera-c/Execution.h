@@ -1,4 +1,5 @@
-/*===- Execution.h - Tessera C API: compile and run programs -------*- C -*-===*\
+/*===- Execution.h - Tessera C API: compile and run programs -------*- C
+-*-===*\
 |*                                                                            *|
 |* Part of the Tessera project, under the Apache License v2.0.                *|
 |*                                                                            *|
@@ -41,10 +42,10 @@ MLIR_CAPI_EXPORTED TesseraRunOptions tesseraRunOptionsGetDefault(void);
 /// to stdout. On failure, `onError` receives the diagnostics and the error
 /// message (each piece once, in order) and the result is a failure; a failed
 /// check is a failure too.
-MLIR_CAPI_EXPORTED MlirLogicalResult tesseraRunProgram(
-    MlirStringRef source, MlirStringRef sourceName,
-    const TesseraRunOptions *options, MlirStringCallback onError,
-    void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+tesseraRunProgram(MlirStringRef source, MlirStringRef sourceName,
+                  const TesseraRunOptions *options, MlirStringCallback onError,
+                  void *userData);
 
 #ifdef __cplusplus
 }

@@ -27,8 +27,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -114,8 +114,7 @@ extern "C" void handleFault(int signal, siginfo_t *info, void *context) {
     // blocks the caught signals).
     if (context)
       pthread_sigmask(SIG_SETMASK,
-                      &static_cast<ucontext_t *>(context)->uc_sigmask,
-                      nullptr);
+                      &static_cast<ucontext_t *>(context)->uc_sigmask, nullptr);
     siglongjmp(frame->buf, 1);
   }
   // Not a device thread: the previous disposition takes over.
@@ -241,8 +240,8 @@ std::string describeFault(const MeshImpl &mesh, int64_t device,
   uintptr_t slack = page > 0 ? static_cast<uintptr_t>(page) : 4096;
   if (signal == SIGSEGV && frame.code > 0 && stackLow && sp &&
       sp < stackLow + slack && sp + (uintptr_t(1) << 20) > stackLow)
-    text += "stack overflow (SIGSEGV at address " + formatAddress(address) +
-            ")";
+    text +=
+        "stack overflow (SIGSEGV at address " + formatAddress(address) + ")";
   else
     text += std::string(getSignalName(signal)) + " (" +
             describeCode(signal, frame.code, address) + ")";
@@ -380,8 +379,7 @@ void tessera::rt::detail::releaseFaultHandlers() {
   for (int i = 0; i < kNumSignals; ++i) {
     struct sigaction current;
     if (sigaction(kSignals[i], nullptr, &current) == 0 &&
-        (current.sa_flags & SA_SIGINFO) &&
-        current.sa_sigaction == handleFault)
+        (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handleFault)
       sigaction(kSignals[i], &previousActions[i], nullptr);
   }
 }
@@ -404,10 +402,10 @@ extern "C" void tessera_rt_assert_failed(const char *message, int64_t length) {
   MeshImpl *mesh = currentDevice.mesh;
   if (mesh && currentEscape) {
     try {
-      mesh->fail("device " + std::to_string(currentDevice.device) +
-                 ": assertion failed: " +
-                 std::string(message ? message : "",
-                             static_cast<size_t>(length)));
+      mesh->fail(
+          "device " + std::to_string(currentDevice.device) +
+          ": assertion failed: " +
+          std::string(message ? message : "", static_cast<size_t>(length)));
     } catch (...) {
       try {
         mesh->fail("device " + std::to_string(currentDevice.device) +

@@ -120,8 +120,7 @@ std::string formatShape(const std::vector<int64_t> &shape) {
 std::string formatByteSize(int64_t bytes) {
   if (bytes < 1024)
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  static const char *const units[] = {"KiB", "MiB", "GiB",
-                                      "TiB", "PiB", "EiB"};
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = static_cast<double>(bytes) / 1024;
   int unit = 0;
   while (value >= 1024 && unit < 5) {
@@ -129,7 +128,7 @@ std::string formatByteSize(int64_t bytes) {
     ++unit;
   }
   // Three significant digits.
-  const char *format = value < 9.995 ? "%.2f %s"
+  const char *format = value < 9.995   ? "%.2f %s"
                        : value < 99.95 ? "%.1f %s"
                                        : "%.0f %s";
   char buffer[32];
@@ -662,14 +661,13 @@ bool parseHeader(const std::string &header, NpyInfo &info,
                 "are required");
   if (static_cast<int64_t>(info.shape.size()) > kMaxNpyRank)
     return fail("malformed .npy header: the shape has " +
-                std::to_string(info.shape.size()) +
-                " dimensions, more than " + std::to_string(kMaxNpyRank));
+                std::to_string(info.shape.size()) + " dimensions, more than " +
+                std::to_string(kMaxNpyRank));
   if (!parseDescr(descr, info.dtype, info.bigEndian))
     return fail("unsupported dtype " + quote(descr));
   if (!getByteSize(info.dtype, info.shape, info.dataBytes))
-    return fail("an array of shape " + formatShape(info.shape) +
-                " and dtype " + getDTypeName(info.dtype) +
-                " overflows a 64-bit byte count");
+    return fail("an array of shape " + formatShape(info.shape) + " and dtype " +
+                getDTypeName(info.dtype) + " overflows a 64-bit byte count");
   return true;
 }
 
@@ -905,10 +903,10 @@ bool writeNpyFile(const std::string &path, const HostArray &array,
     error = path + ": the array has no data";
     return false;
   }
-  std::string header = std::string("{'descr': '") +
-                       getDescr(array.getDType()) +
-                       "', 'fortran_order': False, 'shape': " +
-                       formatShape(array.getShape()) + ", }";
+  std::string header =
+      std::string("{'descr': '") + getDescr(array.getDType()) +
+      "', 'fortran_order': False, 'shape': " + formatShape(array.getShape()) +
+      ", }";
   // Version 1.0 stores the header length in 2 bytes; longer headers (a
   // very high rank) need version 2.0.
   int version = header.size() + 1 + 63 + 10 <= 0xffff ? 1 : 2;
@@ -929,13 +927,11 @@ bool writeNpyFile(const std::string &path, const HostArray &array,
     error = path + ": cannot create file: " + std::strerror(errno);
     return false;
   }
-  bool ok = std::fwrite(prefix.data(), 1, prefix.size(), file) ==
-                prefix.size() &&
-            std::fwrite(header.data(), 1, header.size(), file) ==
-                header.size() &&
-            (bytes == 0 ||
-             std::fwrite(array.data(), 1, static_cast<size_t>(bytes), file) ==
-                 static_cast<size_t>(bytes));
+  bool ok =
+      std::fwrite(prefix.data(), 1, prefix.size(), file) == prefix.size() &&
+      std::fwrite(header.data(), 1, header.size(), file) == header.size() &&
+      (bytes == 0 || std::fwrite(array.data(), 1, static_cast<size_t>(bytes),
+                                 file) == static_cast<size_t>(bytes));
   int writeErrno = errno;
   if (std::fclose(file) != 0 && ok) {
     ok = false;
@@ -973,8 +969,7 @@ bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
 }
 
 bool readNpy(const std::string &path, HostArray &array, std::string &error) {
-  return catchAll(path, error,
-                  [&] { return readNpyFile(path, array, error); });
+  return catchAll(path, error, [&] { return readNpyFile(path, array, error); });
 }
 
 bool writeNpy(const std::string &path, const HostArray &array,
@@ -1028,10 +1023,9 @@ static std::string checkLayout(const ShardLayout &layout,
     int64_t blocks = 1;
     for (const AxisPart &part : layout.dims[d]) {
       if (part.axis < 0 || part.axis >= static_cast<int64_t>(coords.size()))
-        return "the layout of dimension " + std::to_string(d) +
-               " names axis " + std::to_string(part.axis) + ", but the " +
-               "device has " + std::to_string(coords.size()) +
-               " coordinates";
+        return "the layout of dimension " + std::to_string(d) + " names axis " +
+               std::to_string(part.axis) + ", but the " + "device has " +
+               std::to_string(coords.size()) + " coordinates";
       if (part.pre < 1 || part.size < 1)
         return "the layout of dimension " + std::to_string(d) +
                " has a part with pre " + std::to_string(part.pre) +
@@ -1110,8 +1104,8 @@ bool extractBlock(const HostArray &global, const ShardLayout &layout,
   return catchAll("extractBlock", error, [&] {
     std::string problem = checkLayout(layout, global.getShape(), coords);
     if (!problem.empty()) {
-      error = "cannot cut " + global.getTypeString() + " into blocks: " +
-              problem;
+      error =
+          "cannot cut " + global.getTypeString() + " into blocks: " + problem;
       return false;
     }
     HostArray result;
@@ -1133,8 +1127,8 @@ bool insertBlock(HostArray &global, const HostArray &block,
   return catchAll("insertBlock", error, [&] {
     std::string problem = checkLayout(layout, global.getShape(), coords);
     if (!problem.empty()) {
-      error = "cannot assemble " + global.getTypeString() + " from blocks: " +
-              problem;
+      error = "cannot assemble " + global.getTypeString() +
+              " from blocks: " + problem;
       return false;
     }
     std::vector<int64_t> local = layout.getLocalShape(global.getShape());

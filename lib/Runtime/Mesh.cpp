@@ -705,17 +705,17 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
           continue;
         state.abandoned = true;
         abandoned.push_back(d);
-        details += (details.empty() ? "" : ", ") + std::to_string(d) + " (" +
-                   (state.lastCollective.empty()
-                        ? std::string("no collective completed")
-                        : "last completed collective: " +
-                              state.lastCollective) +
-                   ")";
+        details +=
+            (details.empty() ? "" : ", ") + std::to_string(d) + " (" +
+            (state.lastCollective.empty()
+                 ? std::string("no collective completed")
+                 : "last completed collective: " + state.lastCollective) +
+            ")";
       }
       runaways.fetch_add(abandoned.size(), std::memory_order_acq_rel);
       firstError += std::string("; ") +
-                    (abandoned.size() == 1 ? "device " : "devices ") +
-                    details + (abandoned.size() == 1 ? " was" : " were") +
+                    (abandoned.size() == 1 ? "device " : "devices ") + details +
+                    (abandoned.size() == 1 ? " was" : " were") +
                     " still running " + formatSeconds(getGraceSeconds()) +
                     " s after the failure and " +
                     (abandoned.size() == 1 ? "was" : "were") + " abandoned";

@@ -40,8 +40,7 @@ void MeshImpl::traceEnd(int64_t device, double endUs) {
 /// The length of the well-formed UTF-8 sequence at `p` (`n` bytes left), or
 /// 0 if it is not one; `prefix` is then the length of its maximal
 /// well-formed prefix (at least 1), which is replaced by one U+FFFD.
-static size_t getUtf8Length(const unsigned char *p, size_t n,
-                            size_t &prefix) {
+static size_t getUtf8Length(const unsigned char *p, size_t n, size_t &prefix) {
   unsigned char c = p[0];
   size_t length;
   // The range of the second byte (excluding overlong forms, surrogates and

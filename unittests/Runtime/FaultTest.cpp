@@ -142,14 +142,16 @@ TEST(FaultTest, SymbolizerNamesTheFunction) {
     asked = pc;
     return "@main";
   });
-  std::string error = runFaulty(2, [] { divideByZero(1); }, mesh.get());
+  std::string error = runFaulty(
+      2, [] { divideByZero(1); }, mesh.get());
   EXPECT_TRUE(matches(error, "device 2: SIGFPE \\(integer divide by zero\\) "
                              "in @main at pc 0x[0-9a-f]+"))
       << error;
   EXPECT_NE(asked.load(), 0u);
   // A symbolizer that does not know the address: no name.
   mesh->setSymbolizer([](uint64_t) { return std::string(); });
-  error = runFaulty(2, [] { divideByZero(1); }, mesh.get());
+  error = runFaulty(
+      2, [] { divideByZero(1); }, mesh.get());
   EXPECT_TRUE(matches(error, "device 2: SIGFPE \\(integer divide by zero\\) "
                              "at pc 0x[0-9a-f]+"))
       << error;
@@ -170,8 +172,8 @@ TEST(FaultTest, AssertionFailed) {
 
 TEST(FaultTest, HugeAllocation) {
   void *result = reinterpret_cast<void *>(1);
-  std::string error = runFaulty(
-      1, [&] { result = tessera_rt_alloc(int64_t(1) << 62); });
+  std::string error =
+      runFaulty(1, [&] { result = tessera_rt_alloc(int64_t(1) << 62); });
   EXPECT_EQ(result, reinterpret_cast<void *>(1)) << "the call returned";
   EXPECT_EQ(error.rfind("device 1: tessera_rt_alloc: out of memory "
                         "allocating 4611686018427387904 bytes (4.00 EiB",

@@ -251,13 +251,14 @@ TEST(HostArrayTest, ByteSizesDoNotOverflow) {
   EXPECT_TRUE(getByteSize(DType::F32, {0, 1 << 20}, bytes));
   EXPECT_EQ(bytes, 0);
   EXPECT_FALSE(getByteSize(DType::F32, {int64_t(1) << 62}, bytes));
-  EXPECT_FALSE(getByteSize(DType::I8, {int64_t(1) << 32, int64_t(1) << 32}, bytes));
+  EXPECT_FALSE(
+      getByteSize(DType::I8, {int64_t(1) << 32, int64_t(1) << 32}, bytes));
   // As NumPy: a zero dimension does not excuse the others overflowing.
   EXPECT_FALSE(
       getByteSize(DType::I8, {0, int64_t(1) << 40, int64_t(1) << 40}, bytes));
   EXPECT_FALSE(getByteSize(DType::I8, {2, -1}, bytes));
-  EXPECT_TRUE(getByteSize(DType::I8, {std::numeric_limits<int64_t>::max()},
-                          bytes));
+  EXPECT_TRUE(
+      getByteSize(DType::I8, {std::numeric_limits<int64_t>::max()}, bytes));
 }
 
 TEST(HostArrayTest, CreateRefusesWhatCannotBeAllocated) {
@@ -268,8 +269,7 @@ TEST(HostArrayTest, CreateRefusesWhatCannotBeAllocated) {
   EXPECT_EQ(error, "an array of shape (1000000, 1000000) and dtype f32 needs "
                    "3.64 TiB, more than the " +
                        memory + " of memory of this host");
-  EXPECT_FALSE(
-      HostArray::create(DType::F32, {int64_t(1) << 62, 4}, a, error));
+  EXPECT_FALSE(HostArray::create(DType::F32, {int64_t(1) << 62, 4}, a, error));
   EXPECT_EQ(error, "an array of shape (4611686018427387904, 4) and dtype f32 "
                    "overflows a 64-bit byte count");
   EXPECT_FALSE(HostArray::create(DType::I32, {3, -2}, a, error));
@@ -425,12 +425,12 @@ TEST_F(NpyFileTest, RefusesMalformedHeaders) {
 }
 
 TEST_F(NpyFileTest, RefusesSizesThatDoNotFit) {
-  expectError(write("overflow.npy",
-                    npyBytes("{'descr': '<f8', 'fortran_order': False, "
-                             "'shape': (4294967296, 4294967296), }",
-                             "")),
-              "an array of shape (4294967296, 4294967296) and dtype f64 "
-              "overflows a 64-bit byte count");
+  expectError(
+      write("overflow.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, "
+                                     "'shape': (4294967296, 4294967296), }",
+                                     "")),
+      "an array of shape (4294967296, 4294967296) and dtype f64 "
+      "overflows a 64-bit byte count");
   expectError(write("short.npy", npyBytes("{'descr': '<f4', 'fortran_order': "
                                           "False, 'shape': (2, 3), }",
                                           std::string(20, '\0'))),

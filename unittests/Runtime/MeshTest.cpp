@@ -166,12 +166,10 @@ TEST(MeshTest, HugeMeshesAreRefusedBeforeAllocating) {
             "the mesh has more than 65536 devices");
   EXPECT_EQ(createError({{"x"}, {int64_t(1) << 40}, {}}),
             "the mesh has more than 65536 devices");
-  EXPECT_EQ(createError({{"x", "y", "z"},
-                         {int64_t(1) << 31, int64_t(1) << 31, 4},
-                         {}}),
+  EXPECT_EQ(createError(
+                {{"x", "y", "z"}, {int64_t(1) << 31, int64_t(1) << 31, 4}, {}}),
             "the mesh has more than 65536 devices");
   EXPECT_EQ(createError({{"x", "y"}, {256, 256}, std::vector<int64_t>(3)}),
             "the mesh has 65536 devices but 3 device ids");
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            std::chrono::seconds(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }

@@ -385,9 +385,9 @@ TEST(WatchdogTest, RunawayDeviceIsAbandoned) {
     tessera_rt_barrier(kOverX, 1, "comm.barrier at \"f.mlir\":5:3");
   };
   std::string error = runFail(*mesh, fn);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_GE(seconds, 1.9);
   EXPECT_LT(seconds, 3.0);
   EXPECT_EQ(error, "watchdog: no collective completed for 1 s: device 0 is "
@@ -483,11 +483,11 @@ TEST(WatchdogTest, InvalidTimeoutsAreRefused) {
 }
 
 TEST(WatchdogTest, InvalidTimeoutInTheEnvironmentIsAnError) {
-  for (const char *bad : {"nan", "inf", "-inf", "-1", "junk", "", "5s", "1e999"}) {
+  for (const char *bad :
+       {"nan", "inf", "-inf", "-1", "junk", "", "5s", "1e999"}) {
     ASSERT_EQ(setenv("TESSERA_WATCHDOG_SECONDS", bad, 1), 0);
     std::string error;
-    std::unique_ptr<Mesh> mesh =
-        Mesh::create(MeshSpec{{"x"}, {2}, {}}, error);
+    std::unique_ptr<Mesh> mesh = Mesh::create(MeshSpec{{"x"}, {2}, {}}, error);
     EXPECT_FALSE(mesh) << bad;
     EXPECT_EQ(error, std::string("TESSERA_WATCHDOG_SECONDS='") + bad +
                          "' is not a finite number of seconds >= 0");

@@ -7,11 +7,12 @@
 //
 // The `>=` decision procedure (JAX's shape_poly_decision.py). Everything
 // reduces to bounds: `e1 >= e2` is true if lb(e1 - e2) >= 0, false if
-// ub(e1 - e2) < 0, and inconclusive otherwise. Bounds come from JAX's elimination procedure over the implicit
-// facts (v >= 1, facts about mod/floordiv/max/min/product terms) and the
-// scope's explicit constraints. In `DecisionMode::Strong` an inconclusive
-// answer is re-examined with an exact integer decision (Presburger
-// arithmetic over a linearization; see docs/SymbolicShapes.md).
+// ub(e1 - e2) < 0, and inconclusive otherwise. Bounds come from JAX's
+// elimination procedure over the implicit facts (v >= 1, facts about
+// mod/floordiv/max/min/product terms) and the scope's explicit constraints. In
+// `DecisionMode::Strong` an inconclusive answer is re-examined with an exact
+// integer decision (Presburger arithmetic over a linearization; see
+// docs/SymbolicShapes.md).
 //
 //===----------------------------------------------------------------------===//
 

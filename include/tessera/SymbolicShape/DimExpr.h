@@ -370,7 +370,8 @@ DimResult<DimExpr> pow(DimOperand base, int64_t exponent);
 
 /// Python's `divmod` generalized to expressions (JAX's `_DimExpr._divmod`
 /// in shape_poly.py): exact polynomial division when possible, otherwise the
-/// opaque factors `(floordiv(E, D), mod(E, D))`. Division by the constant 0 fails.
+/// opaque factors `(floordiv(E, D), mod(E, D))`. Division by the constant 0
+/// fails.
 DimResult<std::pair<DimExpr, DimExpr>> divMod(DimOperand dividend,
                                               DimOperand divisor);
 /// `dividend // divisor` (first component of `divMod`).

@@ -9,8 +9,9 @@
 // checks `jax.export` asserts in an exported `main`): every symbolic
 // dimension `j` of argument `i` gets a synthetic variable `args[i].shape[j]`
 // and the equation `expr_ij == args[i].shape[j]`; linear uni-variate
-// equations are solved by repeated sweeps. The result expresses every dimension variable over the
-// synthetic variables, plus an ordered list of checks with JAX's messages.
+// equations are solved by repeated sweeps. The result expresses every dimension
+// variable over the synthetic variables, plus an ordered list of checks with
+// JAX's messages.
 //
 // The checks serve three users:
 //  (a) concrete shapes: `checkConcreteShapes` returns the first failing
@@ -171,10 +172,11 @@ private:
 
 /// Solves the dimension variables of `args` (JAX's `solve_dim_vars`). All
 /// symbolic dimensions must share one scope (else `Invalid mixing of
-/// symbolic scopes when exporting <functionName>...`). Fails with JAX's `Cannot solve for values
-/// of dimension variables {'a'}. ...` when some variable is not solvable by
-/// linear uni-variate sweeps, and with `UnexpectedDimVar` when an explicit
-/// constraint mentions a variable that no argument shape determines.
+/// symbolic scopes when exporting <functionName>...`). Fails with JAX's `Cannot
+/// solve for values of dimension variables {'a'}. ...` when some variable is
+/// not solvable by linear uni-variate sweeps, and with `UnexpectedDimVar` when
+/// an explicit constraint mentions a variable that no argument shape
+/// determines.
 DimResult<DimVarSolution> solveDimVars(llvm::ArrayRef<ArgShapeSpec> args,
                                        llvm::StringRef functionName = "fun");
 

@@ -191,4 +191,3 @@ poly::parseShapeForType(ShapeAttr spec, ShapedType type, SpecKind kind,
     return status.getError();
   return dims;
 }
-

@@ -80,8 +80,7 @@ void TestDataFlowEdgesPass::runOnOperation() {
             ctx, FlatSymbolRefAttr::get(ctx, "mesh"), type.getRank(),
             /*closed=*/false);
         if (failed(setSharding(edge.targets.front(), open)))
-          op->emitError("setSharding failed on the edge of ")
-              << op->getName();
+          op->emitError("setSharding failed on the edge of ") << op->getName();
       }
     });
   }
@@ -106,8 +105,7 @@ void TestDataFlowEdgesPass::runOnOperation() {
         else
           print(os, edge.owner);
         os << ": sources [";
-        llvm::interleaveComma(edge.sources, os,
-                              [&](Value v) { print(os, v); });
+        llvm::interleaveComma(edge.sources, os, [&](Value v) { print(os, v); });
         os << "], sharding ";
         if (TensorShardingAttr sharding = getSharding(edge.owner))
           os << sharding;
