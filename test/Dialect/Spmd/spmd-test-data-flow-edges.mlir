@@ -56,6 +56,31 @@ func.func @if_and_while(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: i1) -> ten
 
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 
+// Tests that the edges come from RegionBranchOpInterface, so any op that
+// implements it has them: scf.execute_region, and an scf.while whose
+// condition forwards a computed value (the before block's argument, of the
+// result's type, still joins the result's edge).
+// CHECK-LABEL: func.func @other_region_ops
+func.func @other_region_ops(%a: tensor<8x8xf32>, %c: i1) -> tensor<8x8xf32> {
+  // expected-remark @below {{edge %0: sources [%arg0], targets [%0], sharding none}}
+  %0 = scf.execute_region -> tensor<8x8xf32> {
+    scf.yield %a : tensor<8x8xf32>
+  }
+  // expected-remark @below {{edge %1: sources [%0, %2, %arg2], targets [%arg2, %arg2, %1], sharding none}}
+  %1 = scf.while (%w = %0) : (tensor<8x8xf32>) -> tensor<8x8xf32> {
+    %n = arith.negf %w : tensor<8x8xf32>
+    scf.condition(%c) %n : tensor<8x8xf32>
+  } do {
+  ^bb0(%v: tensor<8x8xf32>):
+    scf.yield %v : tensor<8x8xf32>
+  }
+  return %1 : tensor<8x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+
 // Tests that a manual computation's body sees its operand sharding without
 // the manual axes (free axes only).
 // CHECK-LABEL: func.func @manual

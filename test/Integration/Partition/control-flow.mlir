@@ -1,4 +1,5 @@
-// Sharded tensors carried through scf.while and scf.index_switch: the
+// Sharded tensors carried through scf.while, scf.index_switch and
+// scf.execute_region (any op with RegionBranchOpInterface): the
 // loop's condition reads a reduction of the sharded value (all-reduced, so
 // every device takes the same branch). Each runs on 1, 2, 4 and 8 emulated
 // devices and must match the single-device reference.
@@ -9,6 +10,8 @@
 // RUN: tessera-run %s --entry switch --random-inputs --check | FileCheck %s --check-prefix=ONE
 // RUN: tessera-run %s --entry switch --random-inputs --check --mesh x=2,y=1 | FileCheck %s --check-prefix=ONE
 // RUN: tessera-run %s --entry switch --random-inputs --check --mesh x=2,y=4 | FileCheck %s --check-prefix=ONE
+// RUN: tessera-run %s --entry execute_region --random-inputs --check | FileCheck %s --check-prefix=ONE
+// RUN: tessera-run %s --entry execute_region --random-inputs --check --mesh x=4,y=2 | FileCheck %s --check-prefix=ONE
 
 // CHECK: check: all 2 results match the single-device reference
 // ONE: check: all 1 results match the single-device reference
@@ -61,4 +64,18 @@ func.func @switch(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{
     scf.yield %m : tensor<8x16xf32>
   }
   return %0 : tensor<8x16xf32>
+}
+
+// A region executed once, whose yielded value takes the result's sharding
+// (propagated from the function's result).
+func.func @execute_region(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+                          %b: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}]>})
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {"x"}]>}) {
+  %0 = scf.execute_region -> tensor<8x16xf32> {
+    %s = arith.addf %a, %b : tensor<8x16xf32>
+    %e = math.exp %s : tensor<8x16xf32>
+    scf.yield %e : tensor<8x16xf32>
+  }
+  %1 = arith.mulf %0, %a : tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
 }

@@ -10,9 +10,12 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <numeric>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tessera::spmd;
@@ -21,62 +24,135 @@ using namespace mlir::tessera::spmd;
 // Edges
 //===----------------------------------------------------------------------===//
 
-/// The edge of result `index` of a control-flow op, or std::nullopt.
-static std::optional<DataFlowEdge> getEdge(Operation *op, unsigned index) {
-  if (index >= op->getNumResults())
-    return std::nullopt;
-  DataFlowEdge edge;
-  edge.owner = op->getResult(index);
-  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    edge.sources = {forOp.getInitArgs()[index],
-                    forOp.getYieldedValues()[index]};
-    edge.targets = {forOp.getRegionIterArgs()[index], edge.owner};
-    return edge;
+/// The data-flow edges of a region-branching op (scf.for, scf.while,
+/// scf.if, scf.index_switch, scf.execute_region, or any op implementing
+/// RegionBranchOpInterface), from the flows the interface describes: the
+/// successor inputs (block arguments and results) that one successor operand
+/// reaches form one edge (an scf.for yield reaches the loop's block argument
+/// and its result), owned by its op result. A group of block arguments that
+/// no result owns (the entry region of an scf.while whose condition forwards
+/// other values) joins the edge of the result at the same position when the
+/// region has one argument per result and the types agree; otherwise it has
+/// no edge (its values are replicated). An op with a tensor result that no
+/// successor operand reaches has no edges at all.
+static SmallVector<DataFlowEdge> computeEdges(RegionBranchOpInterface op) {
+  SmallVector<DataFlowEdge> edges;
+  if (llvm::none_of(op->getResultTypes(),
+                    [](Type type) { return isa<RankedTensorType>(type); }))
+    return edges;
+  RegionBranchSuccessorMapping mapping;
+  op.getSuccessorOperandInputMapping(mapping);
+
+  // Successor inputs in a fixed order (block arguments region by region,
+  // then results), numbered, and grouped with a union-find.
+  SmallVector<Value> inputs;
+  llvm::DenseMap<Value, unsigned> numbers;
+  auto numberOf = [&](Value value) {
+    auto [it, inserted] = numbers.try_emplace(value, inputs.size());
+    if (inserted)
+      inputs.push_back(value);
+    return it->second;
+  };
+  for (Region &region : op->getRegions())
+    if (!region.empty())
+      for (BlockArgument arg : region.front().getArguments())
+        numberOf(arg);
+  for (OpResult result : op->getResults())
+    numberOf(result);
+  SmallVector<unsigned> parent(inputs.size());
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](unsigned i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto unite = [&](unsigned a, unsigned b) {
+    a = find(a);
+    b = find(b);
+    if (a != b)
+      parent[std::max(a, b)] = std::min(a, b);
+  };
+  // The operands in a fixed order: the entry operands, then each region's
+  // terminators.
+  SmallVector<OpOperand *> operands;
+  for (auto &[operand, reached] : mapping)
+    operands.push_back(operand);
+  auto orderOf = [&](OpOperand *operand) {
+    Operation *owner = operand->getOwner();
+    if (owner == op.getOperation())
+      return std::make_tuple(0u, 0u, operand->getOperandNumber());
+    return std::make_tuple(1u + owner->getParentRegion()->getRegionNumber(), 0u,
+                           operand->getOperandNumber());
+  };
+  llvm::sort(operands, [&](OpOperand *a, OpOperand *b) {
+    return orderOf(a) < orderOf(b);
+  });
+  for (OpOperand *operand : operands) {
+    ArrayRef<Value> reached = mapping[operand];
+    for (Value input : reached)
+      if (numbers.count(input))
+        unite(numberOf(reached.front()), numberOf(input));
   }
-  if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
-    // One edge per index when the before and after blocks carry the same
-    // types (inits and results alike); otherwise only the results' side.
-    Block *before = whileOp.getBeforeBody();
-    Block *after = whileOp.getAfterBody();
-    Value condArg = whileOp.getConditionOp().getArgs()[index];
-    edge.sources = {condArg};
-    edge.targets = {after->getArgument(index), edge.owner};
-    if (whileOp->getNumOperands() == op->getNumResults() &&
-        before->getArgument(index).getType() == edge.owner.getType()) {
-      edge.sources.insert(edge.sources.begin(), whileOp.getInits()[index]);
-      edge.sources.push_back(whileOp.getYieldOp().getResults()[index]);
-      edge.targets.insert(edge.targets.begin(), before->getArgument(index));
+
+  // Groups without a result join the result at the same position.
+  auto hasResult = [&](unsigned root) {
+    for (OpResult result : op->getResults())
+      if (find(numbers[result]) == root)
+        return true;
+    return false;
+  };
+  for (Region &region : op->getRegions()) {
+    if (region.empty() ||
+        region.front().getNumArguments() != op->getNumResults())
+      continue;
+    for (BlockArgument arg : region.front().getArguments()) {
+      unsigned root = find(numbers[arg]);
+      OpResult result = op->getResult(arg.getArgNumber());
+      if (!hasResult(root) && arg.getType() == result.getType())
+        unite(root, numbers[result]);
     }
-    return edge;
   }
-  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-    edge.sources.push_back(ifOp.thenYield().getResults()[index]);
-    if (!ifOp.getElseRegion().empty())
-      edge.sources.push_back(ifOp.elseYield().getResults()[index]);
-    edge.targets = {edge.owner};
-    return edge;
+
+  for (OpResult result : op->getResults()) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    unsigned root = find(numbers[result]);
+    // The lowest-numbered result of the group owns it.
+    bool owns = true;
+    for (OpResult other : op->getResults())
+      if (other.getResultNumber() < result.getResultNumber() &&
+          find(numbers[other]) == root)
+        owns = false;
+    if (!owns)
+      continue;
+    DataFlowEdge edge;
+    edge.owner = result;
+    for (Value input : inputs)
+      if (find(numbers[input]) == root)
+        edge.targets.push_back(input);
+    for (OpOperand *operand : operands) {
+      ArrayRef<Value> reached = mapping[operand];
+      if (llvm::any_of(reached, [&](Value input) {
+            return numbers.count(input) && find(numbers[input]) == root;
+          })) {
+        edge.sources.push_back(operand->get());
+        edge.sourceOperands.push_back(operand);
+      }
+    }
+    // A result nothing flows into (scf.forall's, which parallel inserts
+    // build) is not a data flow: the op has no edges.
+    if (edge.sources.empty())
+      return {};
+    edges.push_back(std::move(edge));
   }
-  if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
-    // Like stablehlo.case: every case region (and the default) yields into
-    // the result.
-    for (Region &region : switchOp->getRegions())
-      if (!region.empty())
-        if (auto yield = dyn_cast<scf::YieldOp>(region.front().getTerminator()))
-          edge.sources.push_back(yield.getResults()[index]);
-    edge.targets = {edge.owner};
-    return edge;
-  }
-  return std::nullopt;
+  return edges;
 }
 
 llvm::SmallVector<DataFlowEdge>
 mlir::tessera::spmd::getDataFlowEdges(Operation *op) {
-  llvm::SmallVector<DataFlowEdge> edges;
-  for (OpResult result : op->getResults())
-    if (isa<RankedTensorType>(result.getType()))
-      if (auto edge = getEdge(op, result.getResultNumber()))
-        edges.push_back(*edge);
-  return edges;
+  if (auto branch = dyn_cast<RegionBranchOpInterface>(op))
+    return computeEdges(branch);
+  return {};
 }
 
 llvm::SmallVector<DataFlowEdge>
@@ -92,9 +168,9 @@ mlir::tessera::spmd::getCallDataFlowEdges(CallOpInterface call,
     return edges;
   Block &entry = func.getFunctionBody().front();
   for (auto [operand, arg] :
-       llvm::zip_equal(call.getArgOperands(), entry.getArguments()))
+       llvm::zip_equal(call.getArgOperandsMutable(), entry.getArguments()))
     if (isa<RankedTensorType>(arg.getType()))
-      edges.push_back(DataFlowEdge{arg, {operand}, {arg}});
+      edges.push_back(DataFlowEdge{arg, {operand.get()}, {arg}, {&operand}});
   // The returned values: the operands of the body's return op(s).
   SmallVector<Operation *> returns;
   for (Block &block : func.getFunctionBody())
@@ -103,40 +179,44 @@ mlir::tessera::spmd::getCallDataFlowEdges(CallOpInterface call,
   for (OpResult result : call->getResults()) {
     if (!isa<RankedTensorType>(result.getType()))
       continue;
-    DataFlowEdge edge{result, {}, {result}};
+    DataFlowEdge edge{result, {}, {result}, {}};
     for (Operation *ret : returns)
-      if (result.getResultNumber() < ret->getNumOperands())
-        edge.sources.push_back(ret->getOperand(result.getResultNumber()));
+      if (result.getResultNumber() < ret->getNumOperands()) {
+        OpOperand &operand = ret->getOpOperand(result.getResultNumber());
+        edge.sources.push_back(operand.get());
+        edge.sourceOperands.push_back(&operand);
+      }
     edges.push_back(std::move(edge));
   }
   return edges;
 }
 
+/// The region-branching op whose edges `value` may take part in as a
+/// target: the op defining a result, or the parent of a block argument.
+static RegionBranchOpInterface getTargetOwner(Value value) {
+  if (auto result = dyn_cast<OpResult>(value))
+    return dyn_cast<RegionBranchOpInterface>(result.getOwner());
+  return dyn_cast_or_null<RegionBranchOpInterface>(
+      cast<BlockArgument>(value).getOwner()->getParentOp());
+}
+
 std::optional<DataFlowEdge> mlir::tessera::spmd::getDataFlowEdge(Value value) {
-  // A target: a result, or a block argument that maps to one.
-  Value owner = getShardingOwner(value);
-  if (auto result = dyn_cast<OpResult>(owner))
-    if (auto edge = getEdge(result.getOwner(), result.getResultNumber()))
-      return edge;
-  // A source: an init operand or a yielded value.
+  // A target: a result, or a block argument.
+  if (RegionBranchOpInterface op = getTargetOwner(value))
+    for (DataFlowEdge &edge : computeEdges(op))
+      if (llvm::is_contained(edge.targets, value))
+        return std::move(edge);
+  // A source: an operand the op or one of its regions' terminators forwards.
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    unsigned number = use.getOperandNumber();
-    if (auto forOp = dyn_cast<scf::ForOp>(user)) {
-      if (number >= forOp.getNumControlOperands())
-        return getEdge(forOp, number - forOp.getNumControlOperands());
-    } else if (isa<scf::WhileOp>(user)) {
-      return getEdge(user, number);
-    } else if (isa<scf::YieldOp>(user)) {
-      Operation *parent = user->getParentOp();
-      if (auto whileOp = dyn_cast<scf::WhileOp>(parent);
-          whileOp && whileOp.getNumOperands() != whileOp.getNumResults())
-        continue;
-      if (isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::IndexSwitchOp>(parent))
-        return getEdge(parent, number);
-    } else if (isa<scf::ConditionOp>(user) && number > 0) {
-      return getEdge(user->getParentOp(), number - 1);
-    }
+    auto op = dyn_cast<RegionBranchOpInterface>(user);
+    if (!op && isa<RegionBranchTerminatorOpInterface>(user))
+      op = dyn_cast_or_null<RegionBranchOpInterface>(user->getParentOp());
+    if (!op)
+      continue;
+    for (DataFlowEdge &edge : computeEdges(op))
+      if (llvm::is_contained(edge.sourceOperands, &use))
+        return std::move(edge);
   }
   return std::nullopt;
 }
@@ -147,22 +227,12 @@ std::optional<DataFlowEdge> mlir::tessera::spmd::getDataFlowEdge(Value value) {
 
 Value mlir::tessera::spmd::getShardingOwner(Value value) {
   auto arg = dyn_cast<BlockArgument>(value);
-  if (!arg)
+  if (!arg || !isa<RankedTensorType>(arg.getType()))
     return value;
-  Operation *parent = arg.getOwner()->getParentOp();
-  if (auto forOp = dyn_cast_or_null<scf::ForOp>(parent)) {
-    if (OpResult result = forOp.getTiedLoopResult(arg))
-      return result;
-    return value;
-  }
-  if (auto whileOp = dyn_cast_or_null<scf::WhileOp>(parent)) {
-    unsigned index = arg.getArgNumber();
-    if (arg.getOwner() == whileOp.getAfterBody())
-      return whileOp->getResult(index);
-    if (whileOp.getNumOperands() == whileOp.getNumResults() &&
-        arg.getType() == whileOp->getResult(index).getType())
-      return whileOp->getResult(index);
-  }
+  if (RegionBranchOpInterface op = getTargetOwner(arg))
+    for (const DataFlowEdge &edge : computeEdges(op))
+      if (llvm::is_contained(edge.targets, value))
+        return edge.owner;
   return value;
 }
 

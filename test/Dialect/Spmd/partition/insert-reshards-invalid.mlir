@@ -15,10 +15,17 @@ func.func @two_meshes(
 
 spmd.mesh @mesh = <["x"=2]>
 
-func.func @execute_region(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
-  // expected-error @+1 {{'scf.execute_region' op carries sharded tensors through its regions, which spmd-insert-reshards does not support}}
-  %0 = scf.execute_region -> tensor<8xf32> {
-    scf.yield %x : tensor<8xf32>
+// Tests that a region op whose results no region forwards (an scf.forall
+// builds them with parallel inserts) is rejected when its tensors are
+// sharded. (Ops whose results are forwarded, such as scf.execute_region,
+// are data flow: see insert-reshards-control-flow.mlir.)
+func.func @forall(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{'scf.forall' op carries sharded tensors through its regions, which spmd-insert-reshards does not support}}
+  %0 = scf.forall (%i) in (8) shared_outs(%o = %x) -> tensor<8xf32> {
+    %s = tensor.extract_slice %o[%i] [1] [1] : tensor<8xf32> to tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%i] [1] [1] : tensor<1xf32> into tensor<8xf32>
+    }
   } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>}
   return %0 : tensor<8xf32>
 }

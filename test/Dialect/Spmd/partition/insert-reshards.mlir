@@ -548,3 +548,18 @@ func.func @named_kinds(
   %n2 = linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} ins(%c, %d : tensor<8x16xi1>, tensor<16x4xi1>) outs(%f : tensor<8x4xi1>) -> tensor<8x4xi1>
   return %m, %n, %m2, %n2 : tensor<8x4xf32>, tensor<8x4xi1>, tensor<8x4xf32>, tensor<8x4xi1>
 }
+
+// scf.execute_region (a region op that forwards its yielded values to its
+// results, through RegionBranchOpInterface): the yielded value takes the
+// result's sharding.
+// CHECK-LABEL: func @execute_region
+// CHECK: scf.execute_region
+// CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{}, {"y"}]>
+// CHECK: scf.yield %[[R]]
+// CHECK: } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>}
+func.func @execute_region(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
+  %0 = scf.execute_region -> tensor<8x16xf32> {
+    scf.yield %a : tensor<8x16xf32>
+  } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}, {"y"}]>]>}
+  return %0 : tensor<8x16xf32>
+}

@@ -11,9 +11,11 @@
 // - a function argument: the argument's `spmd.sharding` attribute;
 // - an op result: the op's `spmd.sharding` (one entry per result), or the
 //   sharding the op itself carries (spmd.reshard, the collectives);
-// - a region-carried value of scf.for / scf.while: the corresponding result
-//   of the loop (the block argument, the result, the init operand and the
-//   yielded value form one data-flow edge and share that sharding);
+// - a region-carried value of a region-branching op (scf.for, scf.while,
+//   scf.if, scf.index_switch, or any op implementing RegionBranchOpInterface):
+//   the op's result on the same data-flow edge (the block argument, the
+//   result, the init operand and the yielded value of a loop form one edge
+//   and share that sharding);
 // - a manual_computation body argument: the op's `in_shardings` entry, seen
 //   in the local view (the manual axes removed: only free axes remain).
 //
@@ -47,18 +49,28 @@ struct DataFlowEdge {
   llvm::SmallVector<Value> sources;
   /// Values that take the edge's sharding (block arguments, results).
   llvm::SmallVector<Value> targets;
+  /// The uses that forward the sources, in the same order (the op's or a
+  /// terminator's operands; a call's operand, or the callee's return
+  /// operands).
+  llvm::SmallVector<OpOperand *> sourceOperands;
 };
 
-/// The data-flow edge `value` belongs to (as a source or a target) for
-/// scf.for, scf.while, scf.if and scf.index_switch, or std::nullopt. A value
+/// The data-flow edge `value` belongs to (as a source or a target) of a
+/// region-branching op (RegionBranchOpInterface), or std::nullopt. A value
 /// yielded by a loop body is the source of that loop's edge; an init operand
 /// likewise.
 /// Values that are sources of several edges (one value yielded twice)
 /// return the first.
 std::optional<DataFlowEdge> getDataFlowEdge(Value value);
 
-/// Every data-flow edge owned by `op` (one per tensor result of an scf.for,
-/// scf.while, scf.if or scf.index_switch), in result order.
+/// Every data-flow edge owned by `op`, in result order: for an op
+/// implementing RegionBranchOpInterface, the successor inputs (block
+/// arguments and results) that a common successor operand reaches form one
+/// edge, owned by its first result, with those operands as sources (entry
+/// operands first, then each region's terminators). Block arguments no
+/// result owns join the result at the same position when their region has
+/// one argument per result of equal type (scf.while's entry block). Empty
+/// for other ops, and for an op with a tensor result nothing flows into.
 llvm::SmallVector<DataFlowEdge> getDataFlowEdges(Operation *op);
 
 /// The data-flow edges between a call and its callee (a function in the

@@ -23,14 +23,15 @@
 
 #include "ExplicitInference.h"
 
+#include "tessera/Dialect/Spmd/IR/DataFlow.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -241,9 +242,10 @@ bool isCreationOp(Operation *op) {
 }
 
 LogicalResult ExplicitInference::processOp(Operation *op) {
-  if (isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(op))
+  if (isa<RegionBranchOpInterface>(op))
     return processControlFlow(op);
-  if (op->hasTrait<OpTrait::ReturnLike>() && isa<func::ReturnOp>(op))
+  if (op->hasTrait<OpTrait::ReturnLike>() &&
+      isa_and_nonnull<FunctionOpInterface>(op->getParentOp()))
     return processReturn(op);
   if (isa<ManualComputationOp, AutoAxesOp, ExplicitAxesOp>(op)) {
     // The body sees the values in its own view; the op's results carry
@@ -496,129 +498,82 @@ ExplicitInference::getOutSharding(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ExplicitInference::processControlFlow(Operation *op) {
+  // The values that share a type are the op's data-flow edges (see
+  // DataFlow.h): each region's entry arguments start with the type of what
+  // flows into them first (the init operands, or what an earlier region
+  // forwards), then the regions are inferred in order, and every value
+  // that flows into one edge must have the same type, as JAX requires of
+  // a loop's carry and of a conditional's branches.
+  auto branch = cast<RegionBranchOpInterface>(op);
+  SmallVector<DataFlowEdge> edges = getDataFlowEdges(op);
   auto describe = [&](Value v, Operation *user) {
     return typeString(v.getType(), getSpec(v, user));
   };
-  auto mismatch = [&](ValueRange ins, ValueRange outs,
-                      Operation *user) -> std::optional<unsigned> {
-    for (auto [i, pair] : llvm::enumerate(llvm::zip_equal(ins, outs))) {
-      auto [in, out] = pair;
-      if (!isa<RankedTensorType>(in.getType()))
+  RegionBranchSuccessorMapping mapping;
+  branch.getSuccessorOperandInputMapping(mapping);
+  // For each successor input, the operands that flow into it.
+  DenseMap<Value, SmallVector<OpOperand *, 2>> flowsInto;
+  for (auto &[operand, inputs] : mapping)
+    for (Value input : inputs)
+      flowsInto[input].push_back(operand);
+  auto isDone = [&](OpOperand *operand, unsigned numDone) {
+    Operation *owner = operand->getOwner();
+    return owner == op || owner->getParentRegion()->getRegionNumber() < numDone;
+  };
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    for (BlockArgument arg : region.front().getArguments()) {
+      auto it = flowsInto.find(arg);
+      if (it == flowsInto.end())
         continue;
-      if (!(getSpec(in, user) == getSpec(out, user)))
-        return i;
+      for (OpOperand *operand : it->second)
+        if (isDone(operand, region.getRegionNumber())) {
+          specs[arg] = getSpec(operand->get(), operand->getOwner());
+          break;
+        }
     }
-    return std::nullopt;
-  };
-  // JAX's error for a loop whose carried value changes type.
-  auto checkCarry = [&](StringRef loop, ValueRange ins, ValueRange outs,
-                        Operation *user) -> LogicalResult {
-    std::optional<unsigned> i = mismatch(ins, outs, user);
-    if (!i)
-      return success();
-    return op->emitOpError()
-           << loop
-           << " body function carry input and carry output must have equal "
-              "types, but they differ:\n\nThe input carry component "
-           << *i << " has type " << describe(ins[*i], user)
-           << " but the corresponding output carry component has type "
-           << describe(outs[*i], user)
-           << ".\n\nRevise the function so that all output types match the "
-              "corresponding input types.";
-  };
-  // The carried values start with the init values' types.
-  auto seed = [&](ValueRange inits, ValueRange carried) {
-    for (auto [init, value] : llvm::zip_equal(inits, carried))
-      specs[value] = getSpec(init, op);
-  };
-
-  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    seed(forOp.getInitArgs(), forOp.getRegionIterArgs());
-    if (failed(processBlock(*forOp.getBody())))
-      return failure();
-    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-    if (failed(checkCarry("scf.for", forOp.getRegionIterArgs(),
-                          yield.getOperands(), yield)))
-      return failure();
-    seed(forOp.getInitArgs(), forOp.getResults());
-  } else if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
-    seed(whileOp.getInits(), whileOp.getBeforeArguments());
-    if (failed(processBlock(whileOp.getBefore().front())))
-      return failure();
-    scf::ConditionOp condition = whileOp.getConditionOp();
-    if (whileOp.getInits().getTypes() == condition.getArgs().getTypes() &&
-        failed(checkCarry("scf.while", whileOp.getBeforeArguments(),
-                          condition.getArgs(), condition)))
-      return failure();
-    for (auto [arg, value] :
-         llvm::zip_equal(condition.getArgs(), whileOp.getAfterArguments()))
-      specs[value] = getSpec(arg, condition);
-    if (failed(processBlock(whileOp.getAfter().front())))
-      return failure();
-    scf::YieldOp yield = whileOp.getYieldOp();
-    if (failed(checkCarry("scf.while", whileOp.getBeforeArguments(),
-                          yield.getOperands(), yield)))
-      return failure();
-    for (auto [arg, value] :
-         llvm::zip_equal(condition.getArgs(), whileOp.getResults()))
-      specs[value] = getSpec(arg, condition);
-  } else if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
-    // Every case must yield the default region's types.
-    for (Region &region : switchOp->getRegions())
-      if (failed(processBlock(region.front())))
+    for (Block &block : region)
+      if (failed(processBlock(block)))
         return failure();
-    auto yieldOf = [](Region &region) {
-      return cast<scf::YieldOp>(region.front().getTerminator());
-    };
-    scf::YieldOp defaultYield = yieldOf(switchOp.getDefaultRegion());
-    for (auto [c, caseRegion] : llvm::enumerate(switchOp.getCaseRegions())) {
-      scf::YieldOp caseYield = yieldOf(caseRegion);
-      for (unsigned i = 0; i < switchOp.getNumResults(); ++i) {
-        Value d = defaultYield.getOperand(i), v = caseYield.getOperand(i);
-        if (!isa<RankedTensorType>(d.getType()))
-          continue;
-        if (!(getSpec(d, defaultYield) == getSpec(v, caseYield)))
-          return op->emitOpError("scf.index_switch branches must have equal "
-                                 "output types but they differ.\n\nThe "
-                                 "output of the default region at index ")
-                 << i << " has type " << describe(d, defaultYield)
-                 << " but the corresponding output of case region " << c
-                 << " has type " << describe(v, caseYield)
-                 << ".\n\nRevise the regions so that all output types "
-                    "match.";
-      }
-    }
-    for (auto [result, value] :
-         llvm::zip_equal(switchOp.getResults(), defaultYield.getOperands()))
-      specs[result] = getSpec(value, defaultYield);
-  } else {
-    auto ifOp = cast<scf::IfOp>(op);
-    if (failed(processBlock(ifOp.getThenRegion().front())))
-      return failure();
-    if (!ifOp.getElseRegion().empty() &&
-        failed(processBlock(ifOp.getElseRegion().front())))
-      return failure();
-    if (ifOp.getNumResults() == 0)
-      return success();
-    scf::YieldOp thenYield = ifOp.thenYield();
-    scf::YieldOp elseYield = ifOp.elseYield();
-    for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
-      Value t = thenYield.getOperand(i), e = elseYield.getOperand(i);
-      if (!isa<RankedTensorType>(t.getType()))
+  }
+
+  for (const DataFlowEdge &edge : edges) {
+    auto owner = cast<OpResult>(edge.owner);
+    unsigned index = owner.getResultNumber();
+    OpOperand *first = edge.sourceOperands.front();
+    Spec want = getSpec(first->get(), first->getOwner());
+    bool carried = llvm::any_of(edge.targets,
+                                [](Value v) { return isa<BlockArgument>(v); });
+    for (OpOperand *source : edge.sourceOperands) {
+      Operation *user = source->getOwner();
+      if (getSpec(source->get(), user) == want)
         continue;
-      if (!(getSpec(t, thenYield) == getSpec(e, elseYield)))
-        return op->emitOpError("scf.if branches must have equal output types "
-                               "but they differ.\n\nThe output of the then "
-                               "region at index ")
-               << i << " has type " << describe(t, thenYield)
-               << " but the corresponding output of the else region has type "
-               << describe(e, elseYield)
-               << ".\n\nRevise the then and/or else regions so that all "
-                  "output types match.";
+      if (carried)
+        return op->emitOpError()
+               << op->getName().getStringRef()
+               << " body function carry input and carry output must have "
+                  "equal types, but they differ:\n\nThe input carry "
+                  "component "
+               << index << " has type " << describe(first->get(), op)
+               << " but the corresponding output carry component has type "
+               << describe(source->get(), user)
+               << ".\n\nRevise the function so that all output types match "
+                  "the corresponding input types.";
+      return op->emitOpError()
+             << op->getName().getStringRef()
+             << " branches must have equal output types but they "
+                "differ.\n\nThe output of region "
+             << first->getOwner()->getParentRegion()->getRegionNumber()
+             << " at index " << index << " has type "
+             << describe(first->get(), first->getOwner())
+             << " but the corresponding output of region "
+             << user->getParentRegion()->getRegionNumber() << " has type "
+             << describe(source->get(), user)
+             << ".\n\nRevise the regions so that all output types match.";
     }
-    for (auto [result, value] :
-         llvm::zip_equal(ifOp.getResults(), thenYield.getOperands()))
-      specs[result] = getSpec(value, thenYield);
+    for (Value target : edge.targets)
+      specs[target] = want;
   }
 
   // Write the results' types.

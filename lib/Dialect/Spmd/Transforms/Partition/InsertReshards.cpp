@@ -623,64 +623,26 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
           replicated(ctx, current.getMeshOrRef(),
                      cast<RankedTensorType>(result.getType()).getRank()));
   };
-  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-    for (auto [index, result] : llvm::enumerate(forOp.getResults())) {
-      if (!isa<RankedTensorType>(result.getType()))
+  SmallVector<DataFlowEdge> edges = getDataFlowEdges(op);
+  if (!edges.empty()) {
+    for (const DataFlowEdge &edge : edges)
+      for (OpOperand *operand : edge.sourceOperands)
+        reshardTo(*operand, cast<OpResult>(edge.owner));
+    // Values carried through the regions that no result owns (the entry
+    // block arguments of an scf.while whose condition forwards other
+    // values) are replicated.
+    auto branch = cast<RegionBranchOpInterface>(op);
+    RegionBranchSuccessorMapping mapping;
+    branch.getSuccessorOperandInputMapping(mapping);
+    for (auto &[operand, inputs] : mapping) {
+      auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+      if (!type || llvm::any_of(edges, [&](const DataFlowEdge &edge) {
+            return llvm::is_contained(edge.sourceOperands, operand);
+          }))
         continue;
-      reshardTo(forOp.getInitArgsMutable()[index], result);
-      reshardTo(yield->getOpOperand(index), result);
-    }
-    return success();
-  }
-  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-    for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
-      if (region->empty())
-        continue;
-      Operation *yield = region->front().getTerminator();
-      for (auto [index, result] : llvm::enumerate(ifOp.getResults()))
-        if (isa<RankedTensorType>(result.getType()))
-          reshardTo(yield->getOpOperand(index), result);
-    }
-    return success();
-  }
-  if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
-    // The values the condition forwards become the after block's arguments
-    // and the results; the inits and the after block's yielded values
-    // become the before block's arguments, which share the result's
-    // sharding when their types match (a data-flow edge) and are
-    // replicated otherwise.
-    scf::ConditionOp condition = whileOp.getConditionOp();
-    scf::YieldOp yield = whileOp.getYieldOp();
-    for (auto [index, result] : llvm::enumerate(whileOp.getResults()))
-      if (isa<RankedTensorType>(result.getType()))
-        reshardTo(condition.getArgsMutable()[index], result);
-    for (BlockArgument arg : whileOp.getBeforeArguments()) {
-      auto type = dyn_cast<RankedTensorType>(arg.getType());
-      if (!type)
-        continue;
-      unsigned index = arg.getArgNumber();
-      if (auto result = dyn_cast<OpResult>(getShardingOwner(arg))) {
-        reshardTo(whileOp.getInitsMutable()[index], result);
-        reshardTo(yield.getResultsMutable()[index], result);
-        continue;
-      }
-      for (OpOperand *operand : {&whileOp.getInitsMutable()[index],
-                                 &yield.getResultsMutable()[index]})
-        if (TensorShardingAttr current = getSharding(operand->get()))
-          reshardOperand(*operand, replicated(ctx, current.getMeshOrRef(),
-                                              type.getRank()));
-    }
-    return success();
-  }
-  if (auto switchOp = dyn_cast<scf::IndexSwitchOp>(op)) {
-    for (Region &region : switchOp->getRegions()) {
-      if (region.empty())
-        continue;
-      Operation *yield = region.front().getTerminator();
-      for (auto [index, result] : llvm::enumerate(switchOp.getResults()))
-        if (isa<RankedTensorType>(result.getType()))
-          reshardTo(yield->getOpOperand(index), result);
+      if (TensorShardingAttr current = getSharding(operand->get()))
+        reshardOperand(*operand,
+                       replicated(ctx, current.getMeshOrRef(), type.getRank()));
     }
     return success();
   }
@@ -833,8 +795,10 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
             removeManualAxes(sharding, manual.getManualAxes().getValue()));
     return success();
   }
-  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+  if (op->hasTrait<OpTrait::ReturnLike>() &&
+      isa_and_nonnull<FunctionOpInterface>(op->getParentOp())) {
     Operation *func = op->getParentOp();
+    Operation *ret = op;
     for (OpOperand &operand : ret->getOpOperands()) {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
       if (!type)
@@ -849,17 +813,20 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
     }
     return success();
   }
-  if (auto call = dyn_cast<func::CallOp>(op)) {
-    auto callee =
-        meshes.getSymbolTables().lookupNearestSymbolFrom<func::FuncOp>(
-            op, call.getCalleeAttr());
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    auto callee = dyn_cast_or_null<FunctionOpInterface>(
+        call.resolveCallableInTable(&meshes.getSymbolTables()));
     if (callee && !callee.isExternal()) {
-      for (OpOperand &operand : call->getOpOperands()) {
+      for (OpOperand &operand : call.getArgOperandsMutable()) {
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
         if (!type)
           continue;
-        auto target = dyn_cast_or_null<TensorShardingAttr>(callee.getArgAttr(
-            operand.getOperandNumber(), SpmdDialect::kShardingAttrName));
+        unsigned index =
+            operand.getOperandNumber() - call.getArgOperandsMutable()
+                                             .getAsOperandRange()
+                                             .getBeginOperandIndex();
+        auto target = dyn_cast_or_null<TensorShardingAttr>(
+            callee.getArgAttr(index, SpmdDialect::kShardingAttrName));
         TensorShardingAttr current = getSharding(operand.get());
         if (!target && current)
           target = replicated(ctx, current.getMeshOrRef(), type.getRank());

@@ -54,12 +54,12 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -467,7 +467,9 @@ bool Propagation::writeSharding(const Slot &slot, TensorShardingAttr sharding) {
 void Propagation::notifyUsers(Value value) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    if (isa<scf::YieldOp, scf::ConditionOp, ReturnOp>(user)) {
+    // A terminator forwards into its parent's data-flow edges (or its
+    // manual computation's results).
+    if (isa<RegionBranchTerminatorOpInterface, ReturnOp>(user)) {
       dirty(user->getParentOp());
       continue;
     }
@@ -479,7 +481,7 @@ void Propagation::notifyChanged(const Slot &slot) {
   if (slot.func) {
     // The returned values and the callers' results.
     for (Block &block : slot.func.getFunctionBody())
-      if (!block.empty() && isa<func::ReturnOp>(block.back()))
+      if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
         dirty(&block.back());
     return;
   }
@@ -519,7 +521,7 @@ void Propagation::notifyChanged(const Slot &slot) {
               cast<CallOpInterface>(op).resolveCallableInTable(&symbolTables)))
         if (!callee.isExternal())
           for (Block &block : callee.getFunctionBody())
-            if (!block.empty() && isa<func::ReturnOp>(block.back()))
+            if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
               dirty(&block.back());
   } else {
     auto arg = cast<BlockArgument>(value);
@@ -676,7 +678,8 @@ bool Propagation::propagateIdentity(Operation *anchor, ArrayRef<Slot> sources,
 
 OpKind Propagation::classify(Operation *op) {
   OpKind kind;
-  if (isa<func::ReturnOp>(op)) {
+  if (op->hasTrait<OpTrait::ReturnLike>() &&
+      isa_and_nonnull<FunctionOpInterface>(op->getParentOp())) {
     kind.category = OpCategory::Return;
     return kind;
   }
@@ -863,7 +866,7 @@ void Propagation::run(const DirectionFn &direction) {
     if (!func || func.isExternal() || callers.count(func))
       continue;
     for (Block &block : func.getFunctionBody())
-      if (!block.empty() && isa<func::ReturnOp>(block.back()))
+      if (!block.empty() && block.back().hasTrait<OpTrait::ReturnLike>())
         if (Worklist::Entry *entry = worklist.find(&block.back()))
           visit(*entry);
   }
