@@ -59,8 +59,8 @@ void mlir::tessera::spmd::registerMathShardingRuleModels(
 void mlir::tessera::spmd::registerSpmdShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, SpmdDialect *) {
-    models::attachRuleModels<getPointwiseRule, ShardingConstraintOp, ReshardOp>(
-        context);
+    models::attachRuleModels<getPointwiseRule, ShardingConstraintOp, ReshardOp,
+                             PropagationBarrierOp>(context);
   });
 }
 
@@ -71,4 +71,5 @@ void mlir::tessera::spmd::registerShardingRuleExternalModels(
   registerLinalgShardingRuleModels(registry);
   registerTensorShardingRuleModels(registry);
   registerSpmdShardingRuleModels(registry);
+  registerExplicitShardingExternalModels(registry);
 }

@@ -29,6 +29,7 @@
 #include "tessera/Dialect/Spmd/IR/OpShardingRuleBuilder.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -115,12 +116,53 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
   return builder.build();
 }
 
+/// The combiner of result `resultIndex` of a structured op: the binary op
+/// that yields it from the result's own block argument (used once) and
+/// another value, read as the reduction it performs.
+static ReductionCombiner getLinalgCombiner(Operation *op,
+                                           unsigned resultIndex) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return ReductionCombiner::None;
+  Block *body = linalgOp.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  unsigned outArgIndex = linalgOp.getNumDpsInputs() + resultIndex;
+  if (!yield || resultIndex >= yield.getNumOperands() ||
+      outArgIndex >= body->getNumArguments())
+    return ReductionCombiner::None;
+  BlockArgument outArg = body->getArgument(outArgIndex);
+  Operation *combiner = yield.getOperand(resultIndex).getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 ||
+      !llvm::is_contained(combiner->getOperands(), outArg) ||
+      !outArg.hasOneUse())
+    return ReductionCombiner::None;
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return ReductionCombiner::Add;
+  if (isa<arith::MulFOp, arith::MulIOp>(combiner))
+    return ReductionCombiner::Mul;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combiner))
+    return ReductionCombiner::Max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combiner))
+    return ReductionCombiner::Min;
+  if (isa<arith::MaxUIOp>(combiner))
+    return ReductionCombiner::UnsignedMax;
+  if (isa<arith::MinUIOp>(combiner))
+    return ReductionCombiner::UnsignedMin;
+  if (isa<arith::AndIOp>(combiner))
+    return ReductionCombiner::And;
+  if (isa<arith::OrIOp>(combiner))
+    return ReductionCombiner::Or;
+  if (isa<arith::XOrIOp>(combiner))
+    return ReductionCombiner::Xor;
+  return ReductionCombiner::None;
+}
+
 void mlir::tessera::spmd::registerLinalgShardingRuleModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, linalg::LinalgDialect *) {
-    models::attachRuleModels<getLinalgRule,
+    models::attachReductionRuleModels<getLinalgRule, getLinalgCombiner,
 #define GET_OP_LIST
 #include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
-                             >(context);
+                                      >(context);
   });
 }

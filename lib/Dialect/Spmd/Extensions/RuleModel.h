@@ -14,18 +14,34 @@ namespace mlir::tessera::spmd::models {
 /// A function computing an op's sharding rule (null if it has none).
 using RuleFn = OpShardingRuleAttr (*)(Operation *);
 
-/// The ShardingRuleOpInterface model of `OpTy` whose rule is `Rule(op)`.
-template <typename OpTy, RuleFn Rule>
-struct RuleModel
-    : public ShardingRuleOpInterface::ExternalModel<RuleModel<OpTy, Rule>,
-                                                    OpTy> {
+/// A function computing the reduction combiner of an op's result.
+using CombinerFn = ReductionCombiner (*)(Operation *, unsigned);
+
+/// The ShardingRuleOpInterface model of `OpTy` whose rule is `Rule(op)`
+/// and whose reduction combiner is `Combiner(op, result)` (None if null).
+template <typename OpTy, RuleFn Rule, CombinerFn Combiner = nullptr>
+struct RuleModel : public ShardingRuleOpInterface::ExternalModel<
+                       RuleModel<OpTy, Rule, Combiner>, OpTy> {
   OpShardingRuleAttr getShardingRule(Operation *op) const { return Rule(op); }
+  ReductionCombiner getReductionCombiner(Operation *op,
+                                         unsigned resultIndex) const {
+    if constexpr (Combiner != nullptr)
+      return Combiner(op, resultIndex);
+    return ReductionCombiner::None;
+  }
 };
 
 /// Attaches `RuleModel<OpTy, Rule>` to every op type in `OpTys`.
 template <RuleFn Rule, typename... OpTys>
 void attachRuleModels(MLIRContext *context) {
   (OpTys::template attachInterface<RuleModel<OpTys, Rule>>(*context), ...);
+}
+
+/// Attaches `RuleModel<OpTy, Rule, Combiner>` to every op type in `OpTys`.
+template <RuleFn Rule, CombinerFn Combiner, typename... OpTys>
+void attachReductionRuleModels(MLIRContext *context) {
+  (OpTys::template attachInterface<RuleModel<OpTys, Rule, Combiner>>(*context),
+   ...);
 }
 
 } // namespace mlir::tessera::spmd::models

@@ -817,3 +817,59 @@ OpShardingRuleAttr ShardingRuleCache::get(Operation *op) {
   bucket.push_back(&entry);
   return use(&entry);
 }
+
+//===----------------------------------------------------------------------===//
+// Reduction combiners
+//===----------------------------------------------------------------------===//
+
+ReductionCombiner mlir::tessera::spmd::getReductionCombiner(Operation *op,
+                                                            unsigned index) {
+  if (auto iface = dyn_cast<ShardingRuleOpInterface>(op))
+    return iface.getReductionCombiner(index);
+  return ReductionCombiner::None;
+}
+
+std::optional<ReductionKind>
+mlir::tessera::spmd::getCollectiveKind(ReductionCombiner combiner) {
+  switch (combiner) {
+  case ReductionCombiner::Add:
+    return ReductionKind::Sum;
+  case ReductionCombiner::Max:
+    return ReductionKind::Max;
+  case ReductionCombiner::Min:
+    return ReductionKind::Min;
+  case ReductionCombiner::None:
+  case ReductionCombiner::Mul:
+  case ReductionCombiner::UnsignedMax:
+  case ReductionCombiner::UnsignedMin:
+  case ReductionCombiner::And:
+  case ReductionCombiner::Or:
+  case ReductionCombiner::Xor:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown reduction combiner");
+}
+
+StringRef mlir::tessera::spmd::getJaxReductionName(ReductionCombiner combiner) {
+  switch (combiner) {
+  case ReductionCombiner::Add:
+    return "reduce_sum";
+  case ReductionCombiner::Mul:
+    return "reduce_prod";
+  case ReductionCombiner::Max:
+  case ReductionCombiner::UnsignedMax:
+    return "reduce_max";
+  case ReductionCombiner::Min:
+  case ReductionCombiner::UnsignedMin:
+    return "reduce_min";
+  case ReductionCombiner::And:
+    return "reduce_and";
+  case ReductionCombiner::Or:
+    return "reduce_or";
+  case ReductionCombiner::Xor:
+    return "reduce_xor";
+  case ReductionCombiner::None:
+    return "reduce";
+  }
+  llvm_unreachable("unknown reduction combiner");
+}

@@ -33,6 +33,11 @@ void registerTensorShardingRuleModels(DialectRegistry &registry);
 /// spmd.sharding_constraint and spmd.reshard (identity rules).
 void registerSpmdShardingRuleModels(DialectRegistry &registry);
 
+/// ExplicitShardingOpInterface models (JAX's rules that a sharding rule
+/// cannot express, and unreduced rules) of arith, tensor and linalg ops.
+/// registerShardingRuleExternalModels registers them too.
+void registerExplicitShardingExternalModels(DialectRegistry &registry);
+
 } // namespace tessera::spmd
 } // namespace mlir
 

@@ -45,7 +45,57 @@ def Spmd_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
     InterfaceMethod<
       [{Returns the rule of this op instance, or null if it has none (for
         example a dynamic dimension whose factor size is unknown).}],
-      "::mlir::tessera::spmd::OpShardingRuleAttr", "getShardingRule", (ins)>
+      "::mlir::tessera::spmd::OpShardingRuleAttr", "getShardingRule", (ins)>,
+    InterfaceMethod<
+      [{Returns how the partial values of result `resultIndex` over a
+        reduction factor combine (the combiner of a reduction's body), or
+        `None`. Passes read it through `spmd::getReductionCombiner`: reshard
+        insertion chooses the all-reduce from it, explicit inference JAX's
+        reduction name and unreduced kind.}],
+      "::mlir::tessera::spmd::ReductionCombiner", "getReductionCombiner",
+      (ins "unsigned":$resultIndex), [{}],
+      /*defaultImplementation=*/[{
+        return ::mlir::tessera::spmd::ReductionCombiner::None;
+      }]>
+  ];
+}
+
+def Spmd_ExplicitShardingOpInterface
+    : OpInterface<"ExplicitShardingOpInterface"> {
+  let cppNamespace = "::mlir::tessera::spmd";
+  let description = [{
+    How `spmd-infer-explicit` reads an op, for what the op's factor-based
+    sharding rule cannot say: JAX's own rule for the primitive the op
+    implements (with JAX's messages), and how it treats unreduced inputs.
+    An op without this interface gets both from its sharding rule
+    (`inferExplicitFromShardingRule`, `getUnreducedRuleFromShardingRule`);
+    an op that implements it only for its unreduced rule (arith.addf, the
+    copies among linalg ops) keeps the default inference.
+
+    Tessera implements it as external models for the tensor ops JAX gives
+    special rules (reshape, slicing, pad, concatenate, dynamic update,
+    gather, scatter), `arith.select` and the arith adds and multiplies
+    (`registerExplicitShardingExternalModels`).
+  }];
+  let methods = [
+    InterfaceMethod<
+      [{Returns the types (Explicit axes) of the op's results from those of
+        its data inputs in `context`, or fails with JAX's error.}],
+      "::mlir::tessera::spmd::ExplicitSpecs", "inferExplicitShardings",
+      (ins "const ::mlir::tessera::spmd::ExplicitRuleContext &":$context),
+      [{}],
+      /*defaultImplementation=*/[{
+        return ::mlir::tessera::spmd::inferExplicitFromShardingRule(
+            context, context.getShardingRule());
+      }]>,
+    InterfaceMethod<
+      [{Returns how the op treats unreduced (partial-sum) inputs.}],
+      "::mlir::tessera::spmd::UnreducedRule", "getUnreducedRule", (ins), [{}],
+      /*defaultImplementation=*/[{
+        return ::mlir::tessera::spmd::getUnreducedRuleFromShardingRule(
+            ::mlir::tessera::spmd::getShardingRule($_op),
+            ::mlir::tessera::spmd::getExplicitInputs($_op).size());
+      }]>
   ];
 }
 

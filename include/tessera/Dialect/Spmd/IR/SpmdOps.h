@@ -18,6 +18,9 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "tessera/Dialect/Spmd/IR/ExplicitSharding.h"
+#include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
+
 #include "tessera/Dialect/Spmd/IR/SpmdInterfaces.h.inc"
 
 #define GET_OP_CLASSES

@@ -110,6 +110,40 @@ private:
   llvm::DenseMap<OperationName, std::array<Entry *, kRecent>> recent;
 };
 
+//===----------------------------------------------------------------------===//
+// Reduction combiners
+//===----------------------------------------------------------------------===//
+
+/// The combiner of a reduction (how the partial values of a result over a
+/// reduction factor combine), read from a reduction's body.
+enum class ReductionCombiner {
+  None,
+  Add,
+  Mul,
+  Max,
+  Min,
+  UnsignedMax,
+  UnsignedMin,
+  And,
+  Or,
+  Xor,
+};
+
+/// The combiner of result `resultIndex` of `op`: its
+/// ShardingRuleOpInterface's `getReductionCombiner` (the linalg model reads
+/// the body), else None. The one place the kind of a reduction is decided.
+ReductionCombiner getReductionCombiner(Operation *op, unsigned resultIndex);
+
+/// The collective that combines partial values of `combiner`, or
+/// std::nullopt when no collective does (a product, bit operations, or an
+/// unsigned max/min: the runtime compares integers as signed), in which
+/// case the reduced factor is gathered rather than all-reduced.
+std::optional<ReductionKind> getCollectiveKind(ReductionCombiner combiner);
+
+/// JAX's name of a reduction with `combiner`: `reduce_sum`, `reduce_max`
+/// (also unsigned), `reduce_and`, ..., `reduce` for None.
+llvm::StringRef getJaxReductionName(ReductionCombiner combiner);
+
 } // namespace mlir::tessera::spmd
 
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDSHARDINGRULE_H

@@ -117,43 +117,42 @@ def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
     has no Auto axes; Auto axes already there are kept for propagation), and
     reports JAX's errors. An error fails the pass.
 
-    How MLIR ops read as JAX primitives:
-    - creation ops (`arith.constant`, `tensor.empty`, `linalg.fill`, a
-      `linalg.generic` with no inputs) are replicated unless they carry
-      `spmd.out_sharding`;
-    - arith/math ops on tensors and casts are JAX's unary and n-ary
-      elementwise rules (scalars ignored; a dimension's entries must agree,
-      `None` yielding to a sharded entry; a size-1 unsharded dimension is a
-      broadcast); `arith.select` is select;
-    - linalg ops: `linalg.broadcast` is broadcast_in_dim, `linalg.transpose`
-      transpose; a parallel `linalg.generic`/`map`/named elementwise op is
-      the n-ary rule on the dimensions its indexing maps line up (a constant
-      0 index is a size-1 broadcast dimension); a reduction with one input
-      is reduce (reduced dimensions dropped); a reduction with two inputs
-      (`matmul`, `batch_matmul`, `contract`, `generic`) is dot_general:
-      loops in both inputs and the output are batch dimensions (their
-      entries must agree), reduction loops contract (sharded on both sides
-      is the ambiguity error, on one side dropped), the others are free;
-      the `outs` of linalg ops never change the result;
-    - `tensor.expand_shape`/`collapse_shape`/`reshape` are reshape (the
-      split and merge rules with the greedy hand-out of axes);
-      `extract_slice` and `pad` the slicing rule (a shrunk sharded dimension
-      must stay divisible; a rank-reducing slice then squeezes);
-      `concat` needs identical shardings; `insert_slice` needs the update's
-      sharding to match the destination's (kept dimensions); `gather` is
-      JAX's gather with `gather_dims` as `start_index_map`;
-    - `scf.for`, `scf.while` and `scf.if` need their carried values and
-      branch results to keep their types, sharding included;
-    - `func.call` results take the callee's declared result shardings, and
-      `func.return` operands must have the function's declared result
-      shardings;
+    How MLIR ops read as JAX primitives: no op is named here. An op that
+    implements `ExplicitShardingOpInterface` computes its types itself
+    (JAX's special rules: `arith.select` is select; the tensor reshapes are
+    reshape, with the greedy split and merge rules; `extract_slice` and
+    `pad` the slicing rule; `concat` concatenate; `insert_slice`
+    dynamic_update_slice; `gather` and `scatter` JAX's); every other op's
+    types follow from its sharding rule (`#spmd.op_sharding_rule`):
+    - ops without tensor data inputs (constants, `tensor.empty`,
+      `linalg.fill`) are replicated unless they carry `spmd.out_sharding`;
+    - without reduction factors, the n-ary rule: per factor the inputs'
+      entries must agree, `None` yielding to a sharded entry (scalars and
+      size-1 broadcast dimensions take no part), so arith/math ops, casts,
+      elementwise linalg ops, `linalg.broadcast` and `linalg.transpose`
+      follow JAX's elementwise, broadcast_in_dim and transpose rules;
+    - reduction factors with one input: reduce (reduced factors dropped,
+      for every result); with two or more inputs: dot_general (a factor
+      several inputs share is a batch dimension sharded identically; a
+      contracting factor sharded in two inputs is the ambiguity error, in
+      one dropped); the `outs` of linalg ops never change the result;
+    - a sharded permutation or need-replication factor is not implemented;
+    - region-branching ops (`scf.for`, `scf.while`, `scf.if`, ...: their
+      data-flow edges) need their carried values and branch results to
+      keep their types, sharding included;
+    - calls take the callee's declared result shardings, and the operands
+      of a function's return must have its declared result shardings;
     - `spmd.reshard` sets a type; `spmd.sharding_constraint` asserts it;
       `spmd.auto_axes`, `spmd.explicit_axes` and `spmd.manual_computation`
       bodies see their own axis types;
     - `spmd.out_sharding` (JAX's `out_sharding=`) overrides the rule after
       JAX's checks (no Auto or Manual axes, divisibility);
-    - any other op with an operand on a mesh with Explicit axes is JAX's
-      "sharding rule for <op> is not implemented" error.
+    - an op with neither interface nor rule, with an operand on a mesh with
+      Explicit axes, is JAX's "sharding rule for <op> is not implemented"
+      error.
+    Unreduced inputs follow the op's unreduced rule
+    (`ExplicitShardingOpInterface::getUnreducedRule`, else add/mul/none,
+    dot_general for contractions and reduce for reductions).
     A result that uses a mesh axis twice is JAX's "<op> operation with
     inputs: ... produces an illegally sharded result: ..." error. Ops on
     meshes without Explicit axes are left alone (propagation owns Auto

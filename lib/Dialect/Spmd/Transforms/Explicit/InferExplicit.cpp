@@ -28,9 +28,9 @@
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,46 +41,10 @@ namespace mlir::tessera::spmd {
 
 namespace detail {
 
-int64_t getAxesSize(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
-  int64_t size = 1;
-  for (AxisRefAttr ref : axes)
-    size *= ref.getSize(mesh);
-  return size;
-}
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "(";
-  for (auto [i, size] : llvm::enumerate(shape)) {
-    if (i)
-      s += ", ";
-    s += std::to_string(size);
-  }
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
-
-Spec replicatedSpec(int64_t rank) {
-  Spec spec;
-  spec.dims.resize(rank);
-  return spec;
-}
-
 int64_t rankOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.getRank();
   return 0;
-}
-
-SmallVector<std::optional<int64_t>> getDimLoops(AffineMap map) {
-  SmallVector<std::optional<int64_t>> loops;
-  for (AffineExpr expr : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      loops.push_back(dim.getPosition());
-    else
-      loops.push_back(std::nullopt);
-  }
-  return loops;
 }
 
 //===----------------------------------------------------------------------===//
@@ -133,55 +97,11 @@ TensorShardingAttr ExplicitInference::toSharding(const Spec &spec,
                                  ReductionKind::Sum);
 }
 
-std::string ExplicitInference::frozensetString(ArrayRef<AxisRefAttr> axes) {
-  if (axes.empty())
-    return "frozenset()";
-  std::string s = "frozenset({";
-  for (auto [i, ref] : llvm::enumerate(axes)) {
-    if (i)
-      s += ", ";
-    s += "'" + ref.getName().str() + "'";
-  }
-  return s + "})";
-}
-
 std::string ExplicitInference::avalString(Value value, Operation *user) {
   return "ShapedArray(" +
          typeString(value.getType(), getSpec(value, user),
                     /*shortDtypes=*/false) +
          ")";
-}
-
-std::string ExplicitInference::typeString(Type type, const Spec &spec,
-                                          bool shortDtypes) {
-  JaxTypeOptions options;
-  options.shortDtypes = shortDtypes;
-  TensorShardingAttr sharding =
-      spec.meshRef ? toSharding(spec, {}) : TensorShardingAttr();
-  return getJaxTypeString(type, sharding, spec.mesh, options);
-}
-
-std::string ExplicitInference::entryString(const DimAxes &axes, MeshAttr mesh) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  printPartitionEntry(os, axes, mesh);
-  return s;
-}
-
-std::string ExplicitInference::tupleString(const Spec &spec) {
-  std::string s = "(";
-  for (auto [i, axes] : llvm::enumerate(spec.dims)) {
-    if (i)
-      s += ", ";
-    s += entryString(axes, spec.mesh);
-  }
-  if (spec.dims.size() == 1)
-    s += ",";
-  return s + ")";
-}
-
-std::string ExplicitInference::partitionSpecString(const Spec &spec) {
-  return "P" + tupleString(spec);
 }
 
 //===----------------------------------------------------------------------===//
@@ -221,24 +141,58 @@ ExplicitInference::getCommonMesh(Operation *op, ArrayRef<Spec> operandSpecs) {
   return std::make_pair(mesh, meshRef);
 }
 
-/// The operands that carry data for the rule: for a linalg op its `ins`
-/// (its `outs` are helpers that never change the result's sharding).
-static SmallVector<Value> getRuleInputs(Operation *op) {
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return llvm::to_vector(linalgOp.getDpsInputs());
-  return llvm::to_vector(op->getOperands());
+/// Ops that make a value from nothing (JAX's creation ops): ops other than
+/// calls with no tensor data inputs (constants, tensor.empty, splats,
+/// fills). They are replicated unless they carry `spmd.out_sharding`.
+static bool isCreationOp(Operation *op, ValueRange inputs) {
+  return op->getNumResults() > 0 && !isa<CallOpInterface>(op) &&
+         llvm::none_of(inputs, [](Value v) {
+           return isa<RankedTensorType>(v.getType());
+         });
 }
 
-bool isCreationOp(Operation *op) {
-  if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::SplatOp,
-          tensor::FromElementsOp, tensor::GenerateOp, linalg::FillOp>(op))
-    return true;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return linalgOp.getNumDpsInputs() == 0 ||
-           llvm::none_of(linalgOp.getDpsInputs(), [](Value v) {
-             return isa<RankedTensorType>(v.getType());
-           });
-  return false;
+Specs ExplicitInference::inferRule(Operation *op, ArrayRef<Spec> inputs,
+                                   ValueRange inputValues) {
+  if (isCreationOp(op, inputValues)) {
+    SmallVector<Spec> out;
+    for (Type type : op->getResultTypes())
+      out.push_back(Spec::replicated(rankOf(type)));
+    return out;
+  }
+  ExplicitRuleContext context(op, inputValues, inputs, rules.get(op));
+  if (auto iface = dyn_cast<ExplicitShardingOpInterface>(op))
+    return iface.inferExplicitShardings(context);
+  if (auto call = dyn_cast<CallOpInterface>(op)) {
+    // A call's results have the types its callee declares.
+    SmallVector<Spec> out;
+    Operation *callee = call.resolveCallableInTable(&symbolTables);
+    for (OpResult result : op->getResults()) {
+      Spec spec = Spec::replicated(rankOf(result.getType()));
+      if (TensorShardingAttr declared =
+              getFuncResultSharding(callee, result.getResultNumber())) {
+        MeshAttr mesh = declared.getMesh(callee, &symbolTables);
+        if (mesh) {
+          spec.mesh = getMeshWithAxisTypesAt(op, mesh);
+          spec.meshRef = declared.getMeshOrRef();
+          for (auto [d, dim] : llvm::enumerate(declared.getDimShardings()))
+            if (d < spec.dims.size())
+              for (AxisRefAttr ref : dim.getAxes())
+                if (isExplicit(spec.mesh, ref))
+                  spec.dims[d].push_back(ref);
+        }
+      }
+      out.push_back(spec);
+    }
+    return out;
+  }
+  return inferExplicitFromShardingRule(context, context.getShardingRule());
+}
+
+UnreducedRule ExplicitInference::getUnreducedRule(Operation *op,
+                                                  unsigned numInputs) {
+  if (auto iface = dyn_cast<ExplicitShardingOpInterface>(op))
+    return iface.getUnreducedRule();
+  return getUnreducedRuleFromShardingRule(rules.get(op), numInputs);
 }
 
 LogicalResult ExplicitInference::processOp(Operation *op) {
@@ -280,7 +234,7 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
   if (isa<ResultShardingOpInterface>(op) && !isa<PropagationBarrierOp>(op))
     return success();
 
-  SmallVector<Value> inputs = getRuleInputs(op);
+  SmallVector<Value> inputs = getExplicitInputs(op);
   SmallVector<Spec> inputSpecs;
   for (Value input : inputs)
     inputSpecs.push_back(getSpec(input, op));
@@ -293,42 +247,42 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
   if (failed(given))
     return failure();
   SmallVector<Spec> results;
-  bool isContraction = false;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    isContraction =
-        linalgOp.getNumDpsInputs() == 2 && linalgOp.getNumReductionLoops() > 0;
+  bool anyUnreducedInput = llvm::any_of(
+      inputSpecs, [](const Spec &spec) { return !spec.unreduced.empty(); });
   if (*given) {
     results = std::move(**given);
-    if (isContraction && !results.empty() && !results[0].unreduced.empty()) {
+    bool givesUnreduced = !results.empty() && !results[0].unreduced.empty();
+    UnreducedRule unreducedRule = givesUnreduced
+                                      ? getUnreducedRule(op, inputs.size())
+                                      : UnreducedRule::NotImplemented;
+    if (givesUnreduced && unreducedRule == UnreducedRule::DotGeneral) {
       // The unreduced rule of dot_general first rejects unreduced inputs.
       FailureOr<SmallVector<AxisRefAttr>> unused =
-          inferUnreduced(op, inputs, inputSpecs);
-      if (failed(unused) ||
-          failed(checkDotUnreducedOut(cast<linalg::LinalgOp>(op), inputSpecs,
-                                      results[0])))
+          inferUnreduced(op, unreducedRule, inputs, inputSpecs);
+      if (failed(unused) || failed(checkDotUnreducedOut(
+                                op, rules.get(op), inputSpecs, results[0])))
         return failure();
     }
-    auto reduction = dyn_cast<linalg::LinalgOp>(op);
-    if (reduction && reduction.getNumDpsInputs() == 1 &&
-        reduction.getNumReductionLoops() > 0 && !results.empty() &&
-        !results[0].unreduced.empty() &&
-        failed(checkReduceUnreducedOut(reduction, inputs[0], inputSpecs[0],
-                                       results[0])))
+    if (givesUnreduced && unreducedRule == UnreducedRule::Reduce &&
+        failed(checkReduceUnreducedOut(op, rules.get(op), inputs[0],
+                                       inputSpecs[0], results[0])))
       return failure();
   } else {
     // A fully Auto or Manual context consults no rule: everything is P().
-    if (!hasExplicitAxes(common->first) && !isCreationOp(op))
+    if (!hasExplicitAxes(common->first) && !isCreationOp(op, inputs))
       return success();
     Specs inferred = inferRule(op, inputSpecs, inputs);
     if (failed(inferred))
       return failure();
     results = std::move(*inferred);
-    FailureOr<SmallVector<AxisRefAttr>> unreduced =
-        inferUnreduced(op, inputs, inputSpecs);
-    if (failed(unreduced))
-      return failure();
-    for (Spec &spec : results)
-      spec.unreduced = *unreduced;
+    if (anyUnreducedInput) {
+      FailureOr<SmallVector<AxisRefAttr>> unreduced = inferUnreduced(
+          op, getUnreducedRule(op, inputs.size()), inputs, inputSpecs);
+      if (failed(unreduced))
+        return failure();
+      for (Spec &spec : results)
+        spec.unreduced = *unreduced;
+    }
   }
 
   // Write the results' types.
@@ -461,8 +415,8 @@ ExplicitInference::getOutSharding(Operation *op) {
         spec.unreduced.push_back(ref);
     if (!spec.unreduced.empty() &&
         sharding.getUnreducedKind() != ReductionKind::Sum &&
-        isa<linalg::LinalgOp>(op) &&
-        cast<linalg::LinalgOp>(op).getNumReductionLoops() > 0)
+        getUnreducedRule(op, getExplicitInputs(op).size()) ==
+            UnreducedRule::DotGeneral)
       return op->emitOpError("`out_sharding` passed to `dot_general` can "
                              "only contain unreduced of kind `sum`");
     if (type)
@@ -473,7 +427,7 @@ ExplicitInference::getOutSharding(Operation *op) {
         int64_t parts = getAxesSize(axes, spec.mesh);
         if (type.getDimSize(d) % parts == 0)
           continue;
-        std::string shape = shapeString(type.getShape());
+        std::string shape = ExplicitRuleContext::shapeString(type.getShape());
         std::string entryTuple = "(";
         for (AxisRefAttr ref : axes)
           entryTuple += "'" + ref.getName().str() + "', ";
@@ -592,7 +546,7 @@ LogicalResult ExplicitInference::processControlFlow(Operation *op) {
   for (Value result : op->getResults()) {
     Spec spec = specs.lookup(result);
     if (!spec.meshRef) {
-      spec = replicatedSpec(rankOf(result.getType()));
+      spec = Spec::replicated(rankOf(result.getType()));
       spec.mesh = mesh;
       spec.meshRef = meshRef;
     }

@@ -12,28 +12,23 @@
 
 #include "ExplicitInference.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::tessera::spmd::detail {
 
 FailureOr<SmallVector<AxisRefAttr>>
-ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
-                                  ArrayRef<Spec> specs) {
+ExplicitInference::inferUnreduced(Operation *op, UnreducedRule rule,
+                                  ValueRange inputs, ArrayRef<Spec> specs) {
   SmallVector<AxisRefAttr> none;
   if (llvm::all_of(specs, [](const Spec &s) { return s.unreduced.empty(); }))
     return none;
-  auto isLinalgContraction = [&]() {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    return linalgOp && linalgOp.getNumDpsInputs() == 2 &&
-           linalgOp.getNumReductionLoops() > 0;
-  };
-  if (isLinalgContraction())
+  switch (rule) {
+  case UnreducedRule::DotGeneral:
     return op->emitOpError("lhs or rhs passed to dot_general cannot be "
                            "unreduced. Got lhs=")
            << avalString(inputs[0], op)
            << " and rhs=" << avalString(inputs[1], op);
-  if (isa<arith::AddFOp, arith::AddIOp>(op)) {
+  case UnreducedRule::Add: {
     ArrayRef<AxisRefAttr> x = specs[0].unreduced, y = specs[1].unreduced;
     if (!x.empty() && !y.empty()) {
       if (x != y)
@@ -49,7 +44,7 @@ ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
               "will be implicit communication. Please reduce "
            << lhs << " via `reshard` before calling `add`.";
   }
-  if (isa<arith::MulFOp, arith::MulIOp>(op)) {
+  case UnreducedRule::Mul: {
     ArrayRef<AxisRefAttr> x = specs[0].unreduced, y = specs[1].unreduced;
     if (!x.empty() && !y.empty())
       return op->emitOpError("lhs and rhs to `mul` cannot be unreduced since "
@@ -64,53 +59,35 @@ ExplicitInference::inferUnreduced(Operation *op, ValueRange inputs,
            << avalString(inputs[0], op)
            << " and rhs=" << avalString(inputs[1], op);
   }
-  // A reduction of one input keeps its operand's partial sums.
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    if (linalgOp.getNumDpsInputs() == 1 && linalgOp.getNumReductionLoops() > 0)
-      return SmallVector<AxisRefAttr>(specs[0].unreduced);
-  // Ops that only move data pass the partial sums on unchanged.
-  if (specs.size() == 1 &&
-      isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ReshapeOp,
-          linalg::TransposeOp, linalg::BroadcastOp, tensor::CastOp>(op))
+  case UnreducedRule::Reduce:
+    // A reduction of one input keeps its operand's partial sums.
     return SmallVector<AxisRefAttr>(specs[0].unreduced);
-  std::string name = op->getName().getStringRef().str();
+  case UnreducedRule::PassThrough:
+    // Ops that only move data pass the partial sums on unchanged.
+    if (specs.size() == 1)
+      return SmallVector<AxisRefAttr>(specs[0].unreduced);
+    break;
+  case UnreducedRule::NotImplemented:
+    break;
+  }
   return op->emitOpError("unreduced rule for ")
-         << name
+         << op->getName().getStringRef()
          << " is not implemented. Please file an issue at "
             "https://github.com/jax-ml/jax/issues";
 }
 
-/// JAX's name of the reduction a linalg reduction performs (from the
-/// combiner in its body).
-static std::string reductionName(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getOperations().size() < 2)
-    return "reduce";
-  Operation *combiner = &*std::prev(body->end(), 2);
-  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
-    return "reduce_sum";
-  if (isa<arith::MulFOp, arith::MulIOp>(combiner))
-    return "reduce_prod";
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(
-          combiner))
-    return "reduce_max";
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp, arith::MinUIOp>(
-          combiner))
-    return "reduce_min";
-  return "reduce";
-}
-
-LogicalResult ExplicitInference::checkReduceUnreducedOut(linalg::LinalgOp op,
-                                                         Value operand,
-                                                         const Spec &input,
-                                                         const Spec &given) {
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<std::optional<int64_t>> loops =
-      getDimLoops(op.getMatchingIndexingMap(op.getDpsInputOperand(0)));
+LogicalResult ExplicitInference::checkReduceUnreducedOut(
+    Operation *op, OpShardingRuleAttr rule, Value operand, const Spec &input,
+    const Spec &given) {
+  // The operand dimensions mapped to reduction factors are the reduced
+  // ones.
+  unsigned operandIndex = getExplicitInputOperandIndices(op).front();
+  TensorMappingAttr mapping = rule.getOperandMapping(operandIndex);
   SmallVector<int64_t> reducedDims;
   SmallVector<AxisRefAttr> used(input.unreduced);
-  for (auto [d, loop] : llvm::enumerate(loops)) {
-    if (!loop || iterators[*loop] != utils::IteratorType::reduction)
+  for (auto [d, dim] : llvm::enumerate(mapping.getDimMappings())) {
+    if (!llvm::any_of(dim.getFactorIndices(),
+                      [&](int64_t f) { return rule.isReduction(f); }))
       continue;
     reducedDims.push_back(d);
     llvm::append_range(used, input.dims[d]);
@@ -125,43 +102,37 @@ LogicalResult ExplicitInference::checkReduceUnreducedOut(linalg::LinalgOp op,
   axes += "})";
   return op->emitOpError("out_sharding's unreduced axes should be in "
                          "operand's specs that were ")
-         << reductionName(op)
+         << getJaxReductionName(getReductionCombiner(op, 0))
          << " over. Got operand=" << avalString(operand, op)
          << ", axes=" << axes
          << ", unreduced_spec=" << frozensetString(given.unreduced);
 }
 
 std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>>
-ExplicitInference::getContractingSpecs(linalg::LinalgOp op,
+ExplicitInference::getContractingSpecs(Operation *op, OpShardingRuleAttr rule,
                                        ArrayRef<Spec> inputs) {
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<std::optional<int64_t>> lhsLoops =
-      getDimLoops(op.getMatchingIndexingMap(op.getDpsInputOperand(0)));
-  SmallVector<std::optional<int64_t>> rhsLoops =
-      getDimLoops(op.getMatchingIndexingMap(op.getDpsInputOperand(1)));
+  SmallVector<unsigned> operands = getExplicitInputOperandIndices(op);
+  TensorMappingAttr lhs = rule.getOperandMapping(operands[0]);
+  TensorMappingAttr rhs = rule.getOperandMapping(operands[1]);
   std::pair<SmallVector<DimAxes>, SmallVector<DimAxes>> result;
-  for (int64_t loop = 0, e = iterators.size(); loop < e; ++loop) {
-    if (iterators[loop] != utils::IteratorType::reduction)
+  for (int64_t f = 0, e = rule.getNumFactors(); f < e; ++f) {
+    if (!rule.isReduction(f))
       continue;
-    std::optional<DimAxes> l, r;
-    for (auto [d, dl] : llvm::enumerate(lhsLoops))
-      if (dl == loop)
-        l = inputs[0].dims[d];
-    for (auto [d, dl] : llvm::enumerate(rhsLoops))
-      if (dl == loop)
-        r = inputs[1].dims[d];
+    std::optional<int64_t> l = lhs.getDimOfFactor(f);
+    std::optional<int64_t> r = rhs.getDimOfFactor(f);
     if (l && r) {
-      result.first.push_back(*l);
-      result.second.push_back(*r);
+      result.first.push_back(inputs[0].dims[*l]);
+      result.second.push_back(inputs[1].dims[*r]);
     }
   }
   return result;
 }
 
-LogicalResult ExplicitInference::checkDotUnreducedOut(linalg::LinalgOp op,
+LogicalResult ExplicitInference::checkDotUnreducedOut(Operation *op,
+                                                      OpShardingRuleAttr rule,
                                                       ArrayRef<Spec> inputs,
                                                       const Spec &given) {
-  auto [lhsContracting, rhsContracting] = getContractingSpecs(op, inputs);
+  auto [lhsContracting, rhsContracting] = getContractingSpecs(op, rule, inputs);
   Spec lc, rc;
   lc.mesh = inputs[0].mesh;
   rc.mesh = inputs[1].mesh;

@@ -32,36 +32,6 @@ static int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
 }
 
 //===----------------------------------------------------------------------===//
-// Reduction kinds
-//===----------------------------------------------------------------------===//
-
-std::optional<ReductionKind> getReductionKind(Operation *op,
-                                              unsigned resultIndex) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp->getNumRegions() != 1 || op->getRegion(0).empty())
-    return std::nullopt;
-  Block *body = linalgOp.getBlock();
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  unsigned outArgIndex = linalgOp.getNumDpsInputs() + resultIndex;
-  if (!yield || resultIndex >= yield.getNumOperands() ||
-      outArgIndex >= body->getNumArguments())
-    return std::nullopt;
-  BlockArgument outArg = body->getArgument(outArgIndex);
-  Operation *combiner = yield.getOperand(resultIndex).getDefiningOp();
-  if (!combiner || combiner->getNumOperands() != 2 ||
-      !llvm::is_contained(combiner->getOperands(), outArg) ||
-      !outArg.hasOneUse())
-    return std::nullopt;
-  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
-    return ReductionKind::Sum;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(combiner))
-    return ReductionKind::Max;
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combiner))
-    return ReductionKind::Min;
-  return std::nullopt;
-}
-
-//===----------------------------------------------------------------------===//
 // Choosing the factor sharding
 //===----------------------------------------------------------------------===//
 

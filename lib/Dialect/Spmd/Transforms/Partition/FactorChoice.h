@@ -24,12 +24,6 @@
 
 namespace mlir::tessera::spmd::detail {
 
-/// The kind of the reduction that combines into result `resultIndex` of
-/// `op`, when it is one the mesh can finish with an all-reduce: the
-/// combiner of a linalg op's body (`%out = combine(%x, %out_arg)`).
-std::optional<ReductionKind> getReductionKind(Operation *op,
-                                              unsigned resultIndex);
-
 /// True if `op` computes right on blocks padded with zeros past the end of
 /// a dimension: the partitioner cuts linalg reductions to the valid part,
 /// and everything else maps padding to padding. Integer division could

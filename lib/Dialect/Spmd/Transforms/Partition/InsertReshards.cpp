@@ -44,7 +44,6 @@ namespace mlir::tessera::spmd {
 using detail::buildSharding;
 using detail::chooseFactorAxes;
 using detail::getPaddableFactors;
-using detail::getReductionKind;
 using detail::isPaddingSafe;
 
 namespace {
@@ -433,7 +432,7 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
       hasReduction |= rule.isReduction(f);
     if (hasReduction)
       for (unsigned r = 0; r < op->getNumResults(); ++r)
-        kinds[r] = getReductionKind(op, r);
+        kinds[r] = getCollectiveKind(getReductionCombiner(op, r));
   };
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   bool namedBody = op->getNumRegions() == 0 ||
