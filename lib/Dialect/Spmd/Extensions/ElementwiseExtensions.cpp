@@ -72,4 +72,5 @@ void mlir::tessera::spmd::registerShardingRuleExternalModels(
   registerTensorShardingRuleModels(registry);
   registerSpmdShardingRuleModels(registry);
   registerExplicitShardingExternalModels(registry);
+  registerPartitionExternalModels(registry);
 }

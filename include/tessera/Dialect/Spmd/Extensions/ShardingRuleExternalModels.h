@@ -38,6 +38,11 @@ void registerSpmdShardingRuleModels(DialectRegistry &registry);
 /// registerShardingRuleExternalModels registers them too.
 void registerExplicitShardingExternalModels(DialectRegistry &registry);
 
+/// PartitionOpInterface models (the local forms spmd-partition builds) of
+/// the arith, tensor and linalg ops whose attributes spell shapes or
+/// global positions. registerShardingRuleExternalModels registers them too.
+void registerPartitionExternalModels(DialectRegistry &registry);
+
 } // namespace tessera::spmd
 } // namespace mlir
 

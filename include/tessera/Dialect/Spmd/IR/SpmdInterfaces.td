@@ -99,4 +99,32 @@ def Spmd_ExplicitShardingOpInterface
   ];
 }
 
+def Spmd_PartitionOpInterface : OpInterface<"PartitionOpInterface"> {
+  let cppNamespace = "::mlir::tessera::spmd";
+  let description = [{
+    How `spmd-partition` builds the local form of an op whose attributes or
+    operands spell shapes or global positions: a splat or sliced constant,
+    `tensor.expand_shape`'s output shape, slice sizes, `linalg.index` in a
+    body, a reduction over a padded dimension. Ops without it only change
+    their types (the pass gives their results their local types in place).
+    See Partitioning.h; Tessera's models for upstream ops are
+    `registerPartitionExternalModels`.
+  }];
+  let methods = [
+    InterfaceMethod<
+      [{Gives this op its local form with `rewriter` (inserting before
+        the op), its results taking `resultTypes` (their local types), and
+        returns the values that replace its results: its own results when
+        it updated the op in place. Or fails with an error at the op,
+        having changed nothing. When it runs, the op's operands are local
+        already (partitioned) and its results still have their global
+        types; `context` gives the global view of its values (shardings,
+        global types) and the index arithmetic of a device's block.}],
+      "::mlir::FailureOr<::llvm::SmallVector<::mlir::Value>>", "partition",
+      (ins "::mlir::tessera::spmd::PartitionContext &":$context,
+           "::mlir::RewriterBase &":$rewriter,
+           "::mlir::TypeRange":$resultTypes)>
+  ];
+}
+
 #endif // TESSERA_DIALECT_SPMD_IR_SPMDINTERFACES_TD

@@ -19,6 +19,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tessera/Dialect/Spmd/IR/ExplicitSharding.h"
+#include "tessera/Dialect/Spmd/IR/Partitioning.h"
 #include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 
 #include "tessera/Dialect/Spmd/IR/SpmdInterfaces.h.inc"

@@ -426,7 +426,11 @@ def SpmdPartitionPass : Pass<"spmd-partition", "ModuleOp"> {
   let description = [{
     Runs after `spmd-insert-reshards` and `spmd-reshard-to-collectives`:
     every op's operands and results then agree, so each op computes its
-    local block from local blocks. The pass
+    local block from local blocks. The pass is a set of rewrite patterns
+    (one per global-view collective, one for ops with a local form, one
+    that gives every other op its local types) with a type converter (a
+    value's local type from its sharding), applied to each function's ops
+    in order. It
 
     - gives every value the local type of its sharding (each dimension
       divided by the product of the sizes of its axes; a dimension they do
@@ -450,11 +454,13 @@ def SpmdPartitionPass : Pass<"spmd-partition", "ModuleOp"> {
       at the offset `comm.axis_index` of the slicing axes gives, and
       `spmd.replicated_to_unreduced` keeps the value on the first device
       of each group and zeros elsewhere;
-    - rebuilds the ops whose attributes spell shapes: `arith.constant`
-      (a splat shrinks; other constants are sliced), `tensor.empty`,
-      `tensor.expand_shape`, `tensor.extract_slice` / `insert_slice`
-      sizes; `linalg.index` in a sharded dimension gets the block's global
-      offset added;
+    - asks the ops whose attributes or operands spell shapes for their
+      local form through `PartitionOpInterface` (no op is named in the
+      pass; Tessera's external models: `arith.constant` (a splat shrinks;
+      other constants are sliced), `tensor.expand_shape`,
+      `tensor.extract_slice` / `insert_slice` sizes, and linalg ops, where
+      `linalg.index` in a sharded dimension gets the block's global offset
+      added and a reduction over a padded dimension is cut);
     - inlines `spmd.manual_computation` bodies (their operands and results
       are already the blocks the body sees);
     - keeps each function's global interface in the attribute

@@ -6,28 +6,34 @@
 //
 // After spmd-insert-reshards and spmd-reshard-to-collectives every op's
 // operands and results agree on one factor sharding, so each op computes its
-// local block from local blocks: the pass gives every value its local type
-// (in place), turns the global-view collectives into `comm` ones, fixes the
-// few ops whose attributes spell shapes or global positions, inlines manual
-// computations, and records each function's global interface.
+// local block from local blocks. The pass inlines manual computations, then
+// converts the global view to the local one with MLIR's dialect conversion
+// (GlobalToLocal.h): every value takes its local type, the global-view
+// collectives become `comm` ones (one pattern each), ops whose attributes
+// spell shapes or global positions build their local form through
+// PartitionOpInterface, and every other op is cloned with its local types.
+// Finally each function records its global interface.
 //
 // Inside a manual computation a value's type is already divided by the
 // manual axes and its sharding names only the free axes, so "type divided by
 // the axes of its sharding" is the local type everywhere.
 //
-// This file holds the driver and the pass; PartitionCollectives.cpp lowers
-// the collectives and PartitionLocalOps.cpp fixes the ops that spell shapes
-// or global positions.
+// This file holds the driver and the pass; PartitionCollectives.cpp has the
+// collectives' patterns and PartitionLocalOps.cpp the local types and the
+// other patterns.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Partitioner.h"
+#include "GlobalToLocal.h"
 
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
 #include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 
 namespace mlir::tessera::spmd {
 #define GEN_PASS_DEF_SPMDPARTITIONPASS
@@ -39,71 +45,13 @@ static constexpr StringLiteral kPerDeviceAttrName = "tessera.per_device";
 static constexpr StringLiteral kGlobalTypeAttrName = "spmd.global_type";
 static constexpr StringLiteral kGlobalShardingAttrName = "spmd.global_sharding";
 
-/// The global-view collectives spmd-partition lowers to comm ops.
-static bool isGlobalCollective(Operation *op) {
-  return isa<AllGatherOp, AllSliceOp, AllToAllOp, CollectivePermuteOp,
-             AllReduceOp, ReduceScatterOp, ShardedToUnreducedOp,
-             ReplicatedToUnreducedOp>(op);
-}
-
-int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
-  int64_t size = 1;
-  for (AxisRefAttr axis : axes)
-    size *= axis.getSize(mesh);
-  return size;
-}
-
-FailureOr<std::pair<FlatSymbolRefAttr, MeshAttr>>
-Partitioner::resolve(TensorShardingAttr sharding, Operation *op) {
-  FlatSymbolRefAttr ref = sharding.getMeshSymName();
-  if (!ref)
-    return op->emitOpError("has a sharding with an inlined mesh; run "
-                           "spmd-lift-inlined-meshes first");
-  MeshAttr mesh = meshes.get(sharding, op);
-  if (!mesh)
-    return op->emitOpError("has a sharding whose mesh ")
-           << ref << " cannot be resolved";
-  return std::make_pair(ref, mesh);
-}
-
-FailureOr<Type> Partitioner::getLocalType(Type type,
-                                          TensorShardingAttr sharding,
-                                          Operation *op, StringRef what,
-                                          bool *padded) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !sharding)
-    return type;
-  auto resolved = resolve(sharding, op);
-  if (failed(resolved))
-    return failure();
-  MeshAttr mesh = resolved->second;
-  if (sharding.getRank() != tensor.getRank())
-    return op->emitOpError()
-           << what << " has a sharding of rank " << sharding.getRank()
-           << " for a tensor of rank " << tensor.getRank();
-  SmallVector<int64_t> shape(tensor.getShape());
-  for (int64_t d = 0; d < tensor.getRank(); ++d) {
-    int64_t parts = productOf(sharding.getDimSharding(d).getAxes(), mesh);
-    if (parts == 1)
-      continue;
-    // A dynamic dimension stays dynamic: its local size is known when the
-    // program runs (the runtime checks that it divides).
-    if (ShapedType::isDynamic(shape[d]))
-      continue;
-    // A dimension the axes do not divide is padded at the end: every
-    // device holds ceil(n / parts) elements, the last ones past n unused.
-    if (padded && shape[d] % parts != 0)
-      *padded = true;
-    shape[d] = llvm::divideCeil(shape[d], parts);
-  }
-  return tensor.clone(shape);
-}
-
-LogicalResult
-Partitioner::inlineManualComputations(ArrayRef<ManualComputationOp> manuals,
-                                      ArrayRef<Operation *> collectives) {
+/// Inlines `manuals` (in pre-order); `collectives` are all the collectives
+/// of their function.
+static void inlineManualComputations(RewriterBase &rewriter,
+                                     ArrayRef<ManualComputationOp> manuals,
+                                     ArrayRef<Operation *> collectives) {
   if (manuals.empty())
-    return success();
+    return;
   // Collectives inside bodies read their input sharding from the global
   // view; pin it before the bodies' arguments disappear.
   for (Operation *op : collectives) {
@@ -128,117 +76,11 @@ Partitioner::inlineManualComputations(ArrayRef<ManualComputationOp> manuals,
     // pinned in_sharding; keep the value's own (local-view) sharding.
     rewriter.replaceOp(manual, results);
   }
-  return success();
 }
 
-LogicalResult
-Partitioner::materializeConstants(ArrayRef<arith::ConstantOp> constants,
-                                  bool &changed) {
-  for (arith::ConstantOp op : constants) {
-    TensorShardingAttr sharding = getSharding(op.getResult());
-    auto attr = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!sharding || !attr || attr.isSplat())
-      continue;
-    auto resolved = resolve(sharding, op);
-    if (failed(resolved))
-      return failure();
-    auto local = getLocalType(op.getType(), sharding, op, "result");
-    if (failed(local))
-      return failure();
-    if (*local == op.getType())
-      continue;
-    // The whole constant, and each device's block of it.
-    changed = true;
-    op->removeAttr(SpmdDialect::kShardingAttrName);
-    rewriter.setInsertionPointAfter(op);
-    SmallVector<OpOperand *> uses(llvm::make_pointer_range(op->getUses()));
-    // Dimensions the axes do not divide are padded and sliced one by one.
-    auto type = cast<RankedTensorType>(op.getType());
-    Value block = op.getResult();
-    SmallVector<SmallVector<AxisRefAttr>> axes;
-    for (auto [d, dim] : llvm::enumerate(sharding.getDimShardings())) {
-      axes.emplace_back(dim.getAxes());
-      if (type.getDimSize(d) % productOf(dim.getAxes(), resolved->second) == 0)
-        continue;
-      block = sliceWhole(op.getLoc(), block, d, type.getDimSize(d),
-                         dim.getAxes(), resolved->first, resolved->second);
-      axes.back().clear();
-    }
-    block =
-        sliceLocal(op.getLoc(), block, resolved->first, resolved->second, axes);
-    for (OpOperand *use : uses)
-      use->set(block);
-  }
-  return success();
-}
-
-LogicalResult Partitioner::retype(func::FuncOp func,
-                                  ArrayRef<Operation *> ops) {
-  // Each value is visited once. The results of ops without regions are
-  // retyped at once; block arguments and the results of region ops wait
-  // until all are visited (the data-flow edges of control flow, which give
-  // block arguments their shardings, compare the types of its values).
-  struct Update {
-    Value value;
-    Type local;
-  };
-  SmallVector<Update> deferred;
-  // The local type of each (global type, sharding) pair, and whether it is
-  // padded: a large function has few distinct pairs. (All values of `func`
-  // resolve their meshes in the same symbol table.)
-  struct Local {
-    Type type;
-    bool padded;
-  };
-  DenseMap<std::pair<Type, Attribute>, Local> locals;
-  auto visit = [&](Value value, Operation *anchor, StringRef what) {
-    TensorShardingAttr sharding = getSharding(value);
-    if (!sharding)
-      return success();
-    Type global = value.getType();
-    auto [it, inserted] = locals.try_emplace({global, sharding});
-    if (inserted) {
-      bool padded = false;
-      auto local = getLocalType(global, sharding, anchor, what, &padded);
-      if (failed(local))
-        return failure();
-      it->second = {*local, padded};
-    }
-    auto [local, padded] = it->second;
-    if (local == global)
-      return success();
-    if (padded || (isa<OpResult>(value) && isGlobalCollective(anchor)))
-      globals.try_emplace(value, GlobalView{global, sharding, padded});
-    anyPadded |= padded;
-    if (isa<BlockArgument>(value) || anchor->getNumRegions() != 0)
-      deferred.push_back({value, local});
-    else
-      value.setType(local);
-    return success();
-  };
-  for (BlockArgument arg : func.getArguments())
-    if (failed(visit(arg, func, "argument")))
-      return failure();
-  for (auto [i, op] : llvm::enumerate(ops)) {
-    if (i + 2 < ops.size())
-      prefetchOp(ops[i + 2]);
-    for (OpResult result : op->getResults())
-      if (failed(visit(result, op, "result")))
-        return failure();
-    if (op->getNumRegions() == 0 || isa<linalg::LinalgOp>(op))
-      continue;
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          if (failed(visit(arg, op, "region argument")))
-            return failure();
-  }
-  for (Update &update : deferred)
-    update.value.setType(update.local);
-  return success();
-}
-
-void Partitioner::stripShardings(func::FuncOp func) {
+/// Removes the `spmd.sharding` of every argument and result.
+static void stripShardings(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
   auto strip = [&](ArrayRef<DictionaryAttr> old) {
     SmallVector<DictionaryAttr> dicts;
     for (DictionaryAttr dict : old) {
@@ -255,11 +97,21 @@ void Partitioner::stripShardings(func::FuncOp func) {
   func.setAllResultAttrs(strip(results));
 }
 
-void Partitioner::recordInterface(func::FuncOp func,
-                                  ArrayRef<TensorShardingAttr> argShardings,
-                                  ArrayRef<TensorShardingAttr> resultShardings,
-                                  ArrayRef<Type> argTypes,
-                                  ArrayRef<Type> resultTypes) {
+/// The global interface of a function, recorded before it is partitioned.
+struct GlobalInterface {
+  SmallVector<TensorShardingAttr> argShardings, resultShardings;
+  SmallVector<Type> argTypes, resultTypes;
+};
+
+/// Records the global interface on the partitioned `func`: the attribute
+/// `tessera.per_device` and, per argument and result, `spmd.global_type`
+/// and `spmd.global_sharding` (the `spmd.sharding`s go).
+static void recordInterface(func::FuncOp func, const GlobalInterface &global) {
+  MLIRContext *ctx = func.getContext();
+  ArrayRef<TensorShardingAttr> argShardings = global.argShardings;
+  ArrayRef<TensorShardingAttr> resultShardings = global.resultShardings;
+  ArrayRef<Type> argTypes = global.argTypes;
+  ArrayRef<Type> resultTypes = global.resultTypes;
   // A replicated sharding stands for an unannotated tensor.
   Attribute meshRef;
   for (TensorShardingAttr sharding : argShardings)
@@ -317,7 +169,82 @@ void Partitioner::recordInterface(func::FuncOp func,
   func.setAllResultAttrs(rebuild(oldResults, resultTypes, resultShardings));
 }
 
-LogicalResult Partitioner::run() {
+/// The attributes that describe the global view, removed from every op
+/// once its function is local. Many ops share one raw attribute
+/// dictionary, so each is rewritten once.
+class GlobalViewStripper {
+public:
+  explicit GlobalViewStripper(MLIRContext *ctx) : ctx(ctx) {
+    for (StringRef name : {StringRef(SpmdDialect::kShardingAttrName),
+                           StringRef(SpmdDialect::kOutShardingAttrName),
+                           StringRef(SpmdDialect::kShardingRuleAttrName),
+                           StringRef("spmd.sharding_origins")})
+      names.push_back(StringAttr::get(ctx, name));
+  }
+
+  void strip(Operation *op) {
+    // The raw dictionary holds the discardable attributes (and for ops
+    // without properties the inherent ones, which stay).
+    DictionaryAttr before = op->getRawDictionaryAttrs();
+    if (before.empty())
+      return;
+    auto [it, inserted] = stripped.try_emplace(before);
+    if (inserted) {
+      NamedAttrList attrs(before);
+      for (StringAttr name : names)
+        attrs.erase(name);
+      it->second = attrs.getDictionary(ctx);
+    }
+    if (it->second != before)
+      op->setDiscardableAttrs(it->second);
+  }
+
+private:
+  MLIRContext *ctx;
+  SmallVector<StringAttr, 4> names;
+  DenseMap<DictionaryAttr, DictionaryAttr> stripped;
+};
+
+/// The ops of `func` outside linalg bodies, in pre-order, after checking
+/// that none must be gone before spmd-partition or is not supported by it;
+/// collects the manual computations and collectives too.
+static LogicalResult collectOps(func::FuncOp func,
+                                SmallVectorImpl<Operation *> &ops,
+                                SmallVectorImpl<ManualComputationOp> &manuals,
+                                SmallVectorImpl<Operation *> &collectives) {
+  WalkResult walk =
+      walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
+        ops.push_back(op);
+        // Everything must have been resharded and lowered to collectives.
+        if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
+          op->emitOpError("must be removed before spmd-partition (run "
+                          "spmd-insert-reshards and "
+                          "spmd-reshard-to-collectives first)");
+          return WalkResult::interrupt();
+        }
+        if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
+          op->emitOpError("is not supported by spmd-partition");
+          return WalkResult::interrupt();
+        }
+        if (auto manual = dyn_cast<ManualComputationOp>(op))
+          manuals.push_back(manual);
+        else if (isGlobalCollective(op))
+          collectives.push_back(op);
+        return WalkResult::advance();
+      });
+  return failure(walk.wasInterrupted());
+}
+
+/// Remembers the ops a rewrite erases (lowered collectives, ops replaced by
+/// their local form).
+struct ErasedOps : public RewriterBase::Listener {
+  void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  llvm::DenseSet<Operation *> erased;
+};
+
+/// spmd-partition on `module`.
+static LogicalResult partitionModule(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
   // Only func.func bodies are partitioned: sharded code anywhere else would
   // stay global.
   for (Operation &top : module.getBody()->getOperations()) {
@@ -334,97 +261,105 @@ LogicalResult Partitioner::run() {
     if (outside.wasInterrupted())
       return failure();
   }
+
+  PartitionState state(ctx);
+  GlobalToLocalTypeConverter converter(state);
+  RewritePatternSet patterns(ctx);
+  populateCollectivePartitionPatterns(patterns, converter, state);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  PatternApplicator collectivePatterns(frozen);
+  collectivePatterns.applyDefaultCostModel();
+  ErasedOps erasedOps;
+  PatternRewriter rewriter(ctx);
+  rewriter.setListener(&erasedOps);
+  GlobalViewStripper stripper(ctx);
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
   for (func::FuncOp func : funcs) {
     if (func.isExternal())
       continue;
     // The global interface, before anything changes.
-    SmallVector<TensorShardingAttr> argShardings, resultShardings;
+    GlobalInterface global;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      argShardings.push_back(getSharding(func.getArgument(i)));
+      global.argShardings.push_back(spmd::getSharding(func.getArgument(i)));
     for (unsigned i = 0; i < func.getNumResults(); ++i)
-      resultShardings.push_back(getFuncResultSharding(func, i));
-    SmallVector<Type> argTypes(func.getArgumentTypes());
-    SmallVector<Type> resultTypes(func.getResultTypes());
+      global.resultShardings.push_back(getFuncResultSharding(func, i));
+    llvm::append_range(global.argTypes, func.getArgumentTypes());
+    llvm::append_range(global.resultTypes, func.getResultTypes());
 
-    // The ops the steps before retyping need, in one walk.
-    SmallVector<ManualComputationOp> manuals;
-    SmallVector<arith::ConstantOp> constants;
-    SmallVector<Operation *> collectives;
-    // Every op of the function outside linalg bodies, in pre-order.
+    // Every op outside linalg bodies, in pre-order (again after manual
+    // computations are inlined).
     SmallVector<Operation *> ops;
-    WalkResult leftovers =
-        walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
-          ops.push_back(op);
-          // Everything must have been resharded and lowered to
-          // collectives.
-          if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
-            op->emitOpError("must be removed before spmd-partition (run "
-                            "spmd-insert-reshards and "
-                            "spmd-reshard-to-collectives first)");
-            return WalkResult::interrupt();
-          }
-          if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
-            op->emitOpError("is not supported by spmd-partition");
-            return WalkResult::interrupt();
-          }
-          if (auto manual = dyn_cast<ManualComputationOp>(op))
-            manuals.push_back(manual);
-          else if (auto constant = dyn_cast<arith::ConstantOp>(op))
-            constants.push_back(constant);
-          else if (isGlobalCollective(op))
-            collectives.push_back(op);
-          return WalkResult::advance();
-        });
-    if (leftovers.wasInterrupted())
+    SmallVector<ManualComputationOp> manuals;
+    SmallVector<Operation *> collectives;
+    if (failed(collectOps(func, ops, manuals, collectives)))
       return failure();
-    if (failed(inlineManualComputations(manuals, collectives)))
-      return failure();
-    // Manual computations (parents of resolved ops) are gone.
-    meshes.clear();
-    bool changed = !manuals.empty();
-    if (failed(materializeConstants(constants, changed)))
-      return failure();
-    if (changed) {
+    if (!manuals.empty()) {
+      inlineManualComputations(rewriter, manuals, collectives);
+      // Manual computations (parents of resolved ops) are gone.
+      state.meshes.clear();
       ops.clear();
       walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
         ops.push_back(op);
         return WalkResult::advance();
       });
     }
-    if (failed(retype(func, ops)))
-      return failure();
-    // The ops that stay (lowered collectives are replaced) are moved to the
-    // front of `ops`. (Processing an op erases no other op.)
-    size_t numKept = 0;
-    for (size_t i = 0, e = ops.size(); i < e; ++i) {
-      Operation *op = ops[i];
-      if (i + 4 < e)
-        prefetchOp(ops[i + 4]);
-      if (isGlobalCollective(op)) {
-        if (failed(lowerCollective(op)))
-          return failure();
-        continue;
-      }
-      ops[numKept++] = op;
-      if (failed(fixShapeOps(op)))
+
+    // The global shardings of block arguments, before any type changes
+    // (control flow's data-flow edges compare types).
+    for (BlockArgument arg : func.getArguments())
+      state.recordBlockArgument(arg);
+    for (Operation *op : ops)
+      if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            for (BlockArgument arg : block.getArguments())
+              state.recordBlockArgument(arg);
+
+    // The arguments, then each op in order: collectives through their
+    // patterns, ops with a local form through PartitionOpInterface, the
+    // others take their local types.
+    for (BlockArgument arg : func.getArguments()) {
+      Type local = converter.getLocalType(arg);
+      if (!local)
         return failure();
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-        if (failed(fixLinalgIndices(linalgOp)) ||
-            failed(cutPaddedReductions(linalgOp)))
-          return failure();
+      arg.setType(local);
     }
-    recordInterface(func, argShardings, resultShardings, argTypes, resultTypes);
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      if (i + 4 < ops.size())
+        prefetchOp(ops[i + 4]);
+      LogicalResult partitioned = success();
+      if (isGlobalCollective(op))
+        partitioned = collectivePatterns.matchAndRewrite(op, rewriter);
+      else if (auto withLocalForm = dyn_cast<PartitionOpInterface>(op))
+        partitioned =
+            partitionLocalForm(withLocalForm, converter, state, rewriter);
+      else
+        partitioned = setLocalTypes(op, converter);
+      if (failed(partitioned))
+        return failure();
+    }
+    SmallVector<Type> resultTypes;
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+      FailureOr<std::pair<Type, bool>> local = state.getLocalType(
+          type, getFuncResultSharding(func, i), func, "result");
+      if (failed(local))
+        return failure();
+      resultTypes.push_back(local->first);
+    }
     func.setFunctionType(FunctionType::get(
-        ctx, func.getBody().front().getArgumentTypes(),
-        func.getBody().front().getTerminator()->getOperandTypes()));
+        ctx, func.getBody().front().getArgumentTypes(), resultTypes));
     // The function is local now: the shardings that described the global
-    // view go (the function keeps its own as spmd.global_sharding).
-    for (size_t i = 0; i < numKept; ++i) {
-      if (i + 2 < numKept)
+    // view go (it keeps its own as spmd.global_sharding). Ops the rewrite
+    // created carry none.
+    recordInterface(func, global);
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      if (erasedOps.erased.contains(op))
+        continue;
+      if (i + 2 < ops.size())
         prefetchOp(ops[i + 2]);
-      stripGlobalView(ops[i]);
+      stripper.strip(op);
     }
+    erasedOps.erased.clear();
   }
   // Other ops outside these functions, and external functions.
   for (Operation &op : module.getOps()) {
@@ -432,10 +367,10 @@ LogicalResult Partitioner::run() {
     if (func && !func.isExternal())
       continue;
     walkTensorOps(&op, WalkOrder::PostOrder, [&](Operation *nested) {
-      stripGlobalView(nested);
+      stripper.strip(nested);
       return WalkResult::advance();
     });
-    stripGlobalView(&op);
+    stripper.strip(&op);
     if (func)
       stripShardings(func);
   }
@@ -449,8 +384,7 @@ namespace {
 struct SpmdPartitionPass
     : public impl::SpmdPartitionPassBase<SpmdPartitionPass> {
   void runOnOperation() override {
-    detail::Partitioner partitioner(getOperation());
-    if (failed(partitioner.run()))
+    if (failed(detail::partitionModule(getOperation())))
       signalPassFailure();
   }
 };

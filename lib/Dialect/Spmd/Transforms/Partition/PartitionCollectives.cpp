@@ -4,15 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// spmd-partition's lowering of the global-view collectives (all_gather,
+// spmd-partition's patterns of the global-view collectives (all_gather,
 // all_slice, all_to_all, collective_permute, all_reduce, reduce_scatter,
-// sharded_to_unreduced, replicated_to_unreduced) to `comm` collectives and
+// sharded_to_unreduced, replicated_to_unreduced): `comm` collectives and
 // slices of each device's block, with the padding of dimensions the axes do
-// not divide.
+// not divide; and the index arithmetic of a device's block they share with
+// the op hooks (PartitionState).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Partitioner.h"
+#include "GlobalToLocal.h"
 
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
@@ -133,91 +134,95 @@ getPermutePairs(TensorShardingAttr from, MeshAttr fromMesh,
   return {sources, targets};
 }
 
-Value Partitioner::offsetOf(Location loc, FlatSymbolRefAttr meshRef,
-                            MeshAttr mesh, ArrayRef<AxisRefAttr> axes,
-                            int64_t blockSize) {
-  Value index = comm::AxisIndexOp::create(
-      rewriter, loc, rewriter.getIndexType(), meshRef, toCommAxes(axes, mesh));
-  Value size = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
-  return arith::MulIOp::create(rewriter, loc, index, size);
+//===----------------------------------------------------------------------===//
+// The index arithmetic of a device's block
+//===----------------------------------------------------------------------===//
+
+Value PartitionState::buildBlockOffset(OpBuilder &b, Location loc,
+                                       FlatSymbolRefAttr meshRef, MeshAttr mesh,
+                                       ArrayRef<AxisRefAttr> axes,
+                                       int64_t blockSize) {
+  Value index = comm::AxisIndexOp::create(b, loc, b.getIndexType(), meshRef,
+                                          toCommAxes(axes, mesh));
+  Value size = arith::ConstantIndexOp::create(b, loc, blockSize);
+  return arith::MulIOp::create(b, loc, index, size);
 }
 
-Value Partitioner::sliceLocal(Location loc, Value value,
-                              FlatSymbolRefAttr meshRef, MeshAttr mesh,
-                              ArrayRef<SmallVector<AxisRefAttr>> axes) {
+Value PartitionState::sliceLocal(OpBuilder &b, Location loc, Value value,
+                                 FlatSymbolRefAttr meshRef, MeshAttr mesh,
+                                 ArrayRef<SmallVector<AxisRefAttr>> axes) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> offsets, sizes, strides;
   bool any = false;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     int64_t parts = productOf(axes[d], mesh);
-    strides.push_back(rewriter.getIndexAttr(1));
+    strides.push_back(b.getIndexAttr(1));
     if (parts == 1) {
-      sizes.push_back(rewriter.getIndexAttr(shape[d]));
+      sizes.push_back(b.getIndexAttr(shape[d]));
       if (ShapedType::isDynamic(shape[d]))
-        sizes.back() =
-            tensor::DimOp::create(rewriter, loc, value, d).getResult();
-      offsets.push_back(rewriter.getIndexAttr(0));
+        sizes.back() = tensor::DimOp::create(b, loc, value, d).getResult();
+      offsets.push_back(b.getIndexAttr(0));
       continue;
     }
     any = true;
-    Value index =
-        comm::AxisIndexOp::create(rewriter, loc, rewriter.getIndexType(),
-                                  meshRef, toCommAxes(axes[d], mesh));
+    Value index = comm::AxisIndexOp::create(b, loc, b.getIndexType(), meshRef,
+                                            toCommAxes(axes[d], mesh));
     Value size;
     if (ShapedType::isDynamic(shape[d])) {
-      Value whole = tensor::DimOp::create(rewriter, loc, value, d);
-      Value count = arith::ConstantIndexOp::create(rewriter, loc, parts);
-      size = arith::DivUIOp::create(rewriter, loc, whole, count);
+      Value whole = tensor::DimOp::create(b, loc, value, d);
+      Value count = arith::ConstantIndexOp::create(b, loc, parts);
+      size = arith::DivUIOp::create(b, loc, whole, count);
       sizes.push_back(size);
     } else {
       shape[d] /= parts;
-      size = arith::ConstantIndexOp::create(rewriter, loc, shape[d]);
-      sizes.push_back(rewriter.getIndexAttr(shape[d]));
+      size = arith::ConstantIndexOp::create(b, loc, shape[d]);
+      sizes.push_back(b.getIndexAttr(shape[d]));
     }
-    offsets.push_back(
-        arith::MulIOp::create(rewriter, loc, index, size).getResult());
+    offsets.push_back(arith::MulIOp::create(b, loc, index, size).getResult());
   }
   if (!any)
     return value;
-  return tensor::ExtractSliceOp::create(rewriter, loc, type.clone(shape), value,
+  return tensor::ExtractSliceOp::create(b, loc, type.clone(shape), value,
                                         offsets, sizes, strides);
 }
 
-Value Partitioner::sliceDim(Location loc, Value value, int64_t d,
-                            OpFoldResult offset, int64_t size) {
+Value PartitionState::sliceDim(OpBuilder &b, Location loc, Value value,
+                               int64_t d, OpFoldResult offset, int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> offsets, sizes, strides;
   for (int64_t i = 0; i < type.getRank(); ++i) {
-    offsets.push_back(i == d ? offset : rewriter.getIndexAttr(0));
-    sizes.push_back(rewriter.getIndexAttr(i == d ? size : shape[i]));
-    strides.push_back(rewriter.getIndexAttr(1));
+    offsets.push_back(i == d ? offset : b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(i == d ? size : shape[i]));
+    strides.push_back(b.getIndexAttr(1));
   }
   shape[d] = size;
-  return tensor::ExtractSliceOp::create(rewriter, loc, type.clone(shape), value,
+  return tensor::ExtractSliceOp::create(b, loc, type.clone(shape), value,
                                         offsets, sizes, strides);
 }
 
-Value Partitioner::gatherWhole(Location loc, Value value, int64_t d,
-                               int64_t size, ArrayRef<AxisRefAttr> from,
-                               FlatSymbolRefAttr ref, MeshAttr mesh) {
+Value PartitionState::gatherWhole(OpBuilder &b, Location loc, Value value,
+                                  int64_t d, int64_t size,
+                                  ArrayRef<AxisRefAttr> from,
+                                  FlatSymbolRefAttr ref, MeshAttr mesh) {
   if (from.empty())
     return value;
   auto type = cast<RankedTensorType>(value.getType());
   int64_t block = type.getDimSize(d);
   SmallVector<int64_t> shape(type.getShape());
   shape[d] = block * productOf(from, mesh);
-  value = comm::AllGatherOp::create(rewriter, loc, type.clone(shape), value,
-                                    ref, toCommAxes(from, mesh), d);
+  value = comm::AllGatherOp::create(b, loc, type.clone(shape), value, ref,
+                                    toCommAxes(from, mesh), d);
   if (shape[d] != size)
-    value = sliceDim(loc, value, d, rewriter.getIndexAttr(0), size);
+    value = sliceDim(b, loc, value, d, b.getIndexAttr(0), size);
   return value;
 }
 
-Value Partitioner::sliceWhole(Location loc, Value value, int64_t d,
-                              int64_t size, ArrayRef<AxisRefAttr> to,
-                              FlatSymbolRefAttr ref, MeshAttr mesh) {
+Value PartitionState::sliceWhole(OpBuilder &b, Location loc, Value value,
+                                 int64_t d, int64_t size,
+                                 ArrayRef<AxisRefAttr> to,
+                                 FlatSymbolRefAttr ref, MeshAttr mesh) {
   if (to.empty())
     return value;
   int64_t parts = productOf(to, mesh);
@@ -226,83 +231,112 @@ Value Partitioner::sliceWhole(Location loc, Value value, int64_t d,
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> shape(type.getShape());
     shape[d] = block * parts;
-    Value zero = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
     value = tensor::createPadHighOp(type.clone(shape), value, zero,
-                                    /*nofold=*/false, loc, rewriter);
+                                    /*nofold=*/false, loc, b);
   }
-  return sliceDim(loc, value, d, offsetOf(loc, ref, mesh, to, block), block);
+  return sliceDim(b, loc, value, d,
+                  buildBlockOffset(b, loc, ref, mesh, to, block), block);
 }
 
-LogicalResult Partitioner::lowerCollective(Operation *op) {
-  Location loc = op->getLoc();
-  Value input = op->getOperand(0);
-  auto in = op->getAttrOfType<TensorShardingAttr>("in_sharding");
-  auto out = op->getAttrOfType<TensorShardingAttr>("out_sharding");
-  if (!out)
-    return op->emitOpError("has no out_sharding");
-  auto outResolved = resolve(out, op);
-  if (failed(outResolved))
+FailureOr<Value> PartitionState::buildLocalBlock(OpBuilder &b, Location loc,
+                                                 Value whole,
+                                                 TensorShardingAttr sharding,
+                                                 Operation *op) {
+  auto resolved = resolveMesh(sharding, op);
+  if (failed(resolved))
     return failure();
-  FlatSymbolRefAttr meshRef = outResolved->first;
-  MeshAttr mesh = outResolved->second;
-  rewriter.setInsertionPoint(op);
-  auto type = cast<RankedTensorType>(input.getType());
-  Value value = input;
-  if (isa<ShardedToUnreducedOp, ReplicatedToUnreducedOp>(op) &&
-      !type.hasStaticShape())
-    return op->emitOpError("on a dynamically shaped tensor is not supported "
-                           "by spmd-partition");
-
-  // Gathers dimension d over `axes` (a suffix of its axes).
-  auto gather = [&](int64_t d, ArrayRef<AxisRefAttr> axes,
-                    FlatSymbolRefAttr ref, MeshAttr on) {
-    if (axes.empty())
-      return;
-    auto current = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape(current.getShape());
-    if (!ShapedType::isDynamic(shape[d]))
-      shape[d] *= productOf(axes, on);
-    value = comm::AllGatherOp::create(rewriter, loc, current.clone(shape),
-                                      value, ref, toCommAxes(axes, on), d);
-  };
-  // The input's sharding and mesh (the output's unless a permute moves
-  // the tensor to another device order).
-  TensorShardingAttr source = in ? in : getSharding(input);
-  FlatSymbolRefAttr sourceRef = meshRef;
-  MeshAttr sourceMesh = mesh;
-  if (source) {
-    auto inResolved = resolve(source, op);
-    if (failed(inResolved))
-      return failure();
-    std::tie(sourceRef, sourceMesh) = *inResolved;
+  auto [ref, mesh] = *resolved;
+  // Dimensions the axes do not divide are padded and sliced one by one.
+  auto type = cast<RankedTensorType>(whole.getType());
+  Value block = whole;
+  SmallVector<SmallVector<AxisRefAttr>> axes;
+  for (auto [d, dim] : llvm::enumerate(sharding.getDimShardings())) {
+    axes.emplace_back(dim.getAxes());
+    if (ShapedType::isDynamic(type.getDimSize(d)) ||
+        type.getDimSize(d) % productOf(dim.getAxes(), mesh) == 0)
+      continue;
+    block = sliceWhole(b, loc, block, d, type.getDimSize(d), dim.getAxes(), ref,
+                       mesh);
+    axes.back().clear();
   }
-  auto axesIn = [&](int64_t d) -> ArrayRef<AxisRefAttr> {
+  return sliceLocal(b, loc, block, ref, mesh, axes);
+}
+
+//===----------------------------------------------------------------------===//
+// The collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What the lowering of a collective works on: its input's local block
+/// (`value`, changed as the lowering goes), its input's and output's
+/// shardings and meshes, and the dimensions that one side does not divide
+/// and whose layout changes (moved through the whole dimension).
+struct CollectiveLowering {
+  PartitionState &state;
+  OpBuilder &b;
+  Operation *op;
+  Location loc;
+  Value value;
+  TensorShardingAttr out, source;
+  FlatSymbolRefAttr meshRef, sourceRef;
+  MeshAttr mesh, sourceMesh;
+  ArrayRef<int64_t> global;
+  llvm::BitVector padded;
+
+  CollectiveLowering(PartitionState &state, OpBuilder &b, Operation *op,
+                     Value input)
+      : state(state), b(b), op(op), loc(op->getLoc()), value(input) {}
+
+  /// Resolves the meshes and finds the padded dimensions; fails (with an
+  /// error) before anything is built.
+  LogicalResult init() {
+    auto in = op->getAttrOfType<TensorShardingAttr>("in_sharding");
+    out = op->getAttrOfType<TensorShardingAttr>("out_sharding");
+    if (!out)
+      return op->emitOpError("has no out_sharding");
+    auto outResolved = state.resolveMesh(out, op);
+    if (failed(outResolved))
+      return failure();
+    std::tie(meshRef, mesh) = *outResolved;
+    // The input's sharding and mesh (the output's unless a permute moves
+    // the tensor to another device order).
+    source = in ? in : state.getSharding(op->getOperand(0));
+    sourceRef = meshRef;
+    sourceMesh = mesh;
+    if (source) {
+      auto inResolved = state.resolveMesh(source, op);
+      if (failed(inResolved))
+        return failure();
+      std::tie(sourceRef, sourceMesh) = *inResolved;
+    }
+    global = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+    int64_t rank = global.size();
+    padded.resize(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (ShapedType::isDynamic(global[d]))
+        continue;
+      ArrayRef<AxisRefAttr> from = axesIn(d);
+      ArrayRef<AxisRefAttr> to = out.getDimSharding(d).getAxes();
+      if (from == to && sourceMesh == mesh)
+        continue;
+      if (global[d] % productOf(from, sourceMesh) != 0 ||
+          global[d] % productOf(to, mesh) != 0)
+        padded.set(d);
+    }
+    return success();
+  }
+
+  ArrayRef<AxisRefAttr> axesIn(int64_t d) const {
     return source ? source.getDimSharding(d).getAxes()
                   : ArrayRef<AxisRefAttr>();
-  };
-  // Dimensions one side does not divide whose layout changes move through
-  // the whole dimension (relayoutDim); the others take the collective's
-  // own path below.
-  Type globalType = globals.lookup(op->getResult(0)).type;
-  ArrayRef<int64_t> global =
-      cast<RankedTensorType>(globalType ? globalType
-                                        : op->getResult(0).getType())
-          .getShape();
-  llvm::BitVector padded(type.getRank());
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (ShapedType::isDynamic(global[d]))
-      continue;
-    ArrayRef<AxisRefAttr> from = axesIn(d);
-    ArrayRef<AxisRefAttr> to = out.getDimSharding(d).getAxes();
-    if (from == to && sourceMesh == mesh)
-      continue;
-    if (global[d] % productOf(from, sourceMesh) != 0 ||
-        global[d] % productOf(to, mesh) != 0)
-      padded.set(d);
   }
-  // Lists of axes per dimension; those of padded dimensions emptied.
-  auto listsOf = [&](ListOfAxisRefListsAttr lists) {
+
+  /// Lists of axes per dimension; those of padded dimensions emptied.
+  SmallVector<SmallVector<AxisRefAttr>>
+  listsOf(ListOfAxisRefListsAttr lists) const {
     SmallVector<SmallVector<AxisRefAttr>> result;
     for (auto [d, list] : llvm::enumerate(lists.getValue())) {
       result.emplace_back(list.getValue());
@@ -310,196 +344,289 @@ LogicalResult Partitioner::lowerCollective(Operation *op) {
         result.back().clear();
     }
     return result;
-  };
+  }
 
-  auto relayoutPadded = [&]() {
-    for (int64_t d : padded.set_bits())
-      value = gatherWhole(loc, value, d, global[d], axesIn(d), sourceRef,
-                          sourceMesh);
-    for (int64_t d : padded.set_bits())
-      value = sliceWhole(loc, value, d, global[d],
-                         out.getDimSharding(d).getAxes(), meshRef, mesh);
-  };
+  /// Gathers dimension d over `axes` (a suffix of its axes).
+  void gather(int64_t d, ArrayRef<AxisRefAttr> axes, FlatSymbolRefAttr ref,
+              MeshAttr on) {
+    if (axes.empty())
+      return;
+    auto current = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(current.getShape());
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] *= productOf(axes, on);
+    value = comm::AllGatherOp::create(b, loc, current.clone(shape), value, ref,
+                                      toCommAxes(axes, on), d);
+  }
 
-  if (auto allGather = dyn_cast<AllGatherOp>(op)) {
-    relayoutPadded();
-    for (auto [d, list] :
-         llvm::enumerate(listsOf(allGather.getGatheringAxes())))
-      gather(d, list, meshRef, mesh);
-  } else if (auto allSlice = dyn_cast<AllSliceOp>(op)) {
-    relayoutPadded();
-    value = sliceLocal(loc, value, meshRef, mesh,
-                       listsOf(allSlice.getSlicingAxes()));
-  } else if (auto allToAll = dyn_cast<AllToAllOp>(op)) {
+  /// Moves the padded dimensions through their whole size: gathers, then
+  /// slices to the output's blocks.
+  void relayoutPadded() {
+    for (int64_t d : padded.set_bits())
+      value = state.gatherWhole(b, loc, value, d, global[d], axesIn(d),
+                                sourceRef, sourceMesh);
+    for (int64_t d : padded.set_bits())
+      value = state.sliceWhole(b, loc, value, d, global[d],
+                               out.getDimSharding(d).getAxes(), meshRef, mesh);
+  }
+
+  /// `comm.axis_index` over `axes` == 0: the first device of each group.
+  Value isFirstOfGroup(ArrayRef<AxisRefAttr> axes) {
+    Value index = comm::AxisIndexOp::create(b, loc, b.getIndexType(), meshRef,
+                                            toCommAxes(axes, mesh));
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, zero);
+  }
+};
+
+/// The pattern of a global-view collective `OpTy`: `lower` builds the local
+/// value from a CollectiveLowering.
+template <typename OpTy>
+class CollectivePattern : public OpRewritePattern<OpTy> {
+public:
+  CollectivePattern(GlobalToLocalTypeConverter &converter,
+                    PartitionState &state)
+      : OpRewritePattern<OpTy>(state.getContext(), /*benefit=*/2),
+        converter(converter), state(state) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Type local = converter.getLocalType(op->getResult(0));
+    if (!local || failed(check(op)))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    CollectiveLowering lowering(state, rewriter, op, op->getOperand(0));
+    if (failed(lowering.init()))
+      return failure();
+    lower(op, lowering);
+    if (lowering.value.getType() != local)
+      return op->emitOpError("lowers to a local type ")
+             << lowering.value.getType() << " but its result is " << local;
+    state.replaced(op->getResult(0), lowering.value);
+    rewriter.replaceOp(op, lowering.value);
+    return success();
+  }
+
+protected:
+  /// Checks what the lowering cannot do, before anything is built.
+  virtual LogicalResult check(OpTy op) const { return success(); }
+  /// Builds the local value.
+  virtual void lower(OpTy op, CollectiveLowering &l) const = 0;
+
+  GlobalToLocalTypeConverter &converter;
+  PartitionState &state;
+};
+
+struct AllGatherPattern : CollectivePattern<AllGatherOp> {
+  using CollectivePattern::CollectivePattern;
+  void lower(AllGatherOp op, CollectiveLowering &l) const override {
+    l.relayoutPadded();
+    for (auto [d, list] : llvm::enumerate(l.listsOf(op.getGatheringAxes())))
+      l.gather(d, list, l.meshRef, l.mesh);
+  }
+};
+
+struct AllSlicePattern : CollectivePattern<AllSliceOp> {
+  using CollectivePattern::CollectivePattern;
+  void lower(AllSliceOp op, CollectiveLowering &l) const override {
+    l.relayoutPadded();
+    l.value = state.sliceLocal(l.b, l.loc, l.value, l.meshRef, l.mesh,
+                               l.listsOf(op.getSlicingAxes()));
+  }
+};
+
+struct AllToAllPattern : CollectivePattern<AllToAllOp> {
+  using CollectivePattern::CollectivePattern;
+  void lower(AllToAllOp op, CollectiveLowering &l) const override {
     // A move that touches a padded dimension goes through both dimensions
     // whole.
-    for (AllToAllParamAttr param : allToAll.getParams().getValue())
-      if (padded.test(param.getSrcDim()) || padded.test(param.getTgtDim())) {
-        padded.set(param.getSrcDim());
-        padded.set(param.getTgtDim());
+    for (AllToAllParamAttr param : op.getParams().getValue())
+      if (l.padded.test(param.getSrcDim()) ||
+          l.padded.test(param.getTgtDim())) {
+        l.padded.set(param.getSrcDim());
+        l.padded.set(param.getTgtDim());
       }
-    relayoutPadded();
-    for (AllToAllParamAttr param : allToAll.getParams().getValue()) {
-      if (padded.test(param.getSrcDim()))
+    l.relayoutPadded();
+    for (AllToAllParamAttr param : op.getParams().getValue()) {
+      if (l.padded.test(param.getSrcDim()))
         continue;
-      auto current = cast<RankedTensorType>(value.getType());
+      auto current = cast<RankedTensorType>(l.value.getType());
       SmallVector<int64_t> shape(current.getShape());
-      int64_t parts = productOf(param.getAxes(), mesh);
+      int64_t parts = productOf(param.getAxes(), l.mesh);
       if (!ShapedType::isDynamic(shape[param.getSrcDim()]))
         shape[param.getSrcDim()] *= parts;
       if (!ShapedType::isDynamic(shape[param.getTgtDim()]))
         shape[param.getTgtDim()] /= parts;
-      value =
-          comm::AllToAllOp::create(rewriter, loc, current.clone(shape), value,
-                                   meshRef, toCommAxes(param.getAxes(), mesh),
-                                   param.getTgtDim(), param.getSrcDim());
+      l.value = comm::AllToAllOp::create(l.b, l.loc, current.clone(shape),
+                                         l.value, l.meshRef,
+                                         toCommAxes(param.getAxes(), l.mesh),
+                                         param.getTgtDim(), param.getSrcDim());
     }
-  } else if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
-    SmallVector<AxisRefAttr> axes(allReduce.getReductionAxes().getValue());
+  }
+};
+
+struct AllReducePattern : CollectivePattern<AllReduceOp> {
+  using CollectivePattern::CollectivePattern;
+  void lower(AllReduceOp op, CollectiveLowering &l) const override {
+    SmallVector<AxisRefAttr> axes(op.getReductionAxes().getValue());
     if (!axes.empty())
-      value = comm::AllReduceOp::create(rewriter, loc, value,
-                                        toComm(allReduce.getReductionKind()),
-                                        meshRef, toCommAxes(axes, mesh));
-  } else if (auto reduceScatter = dyn_cast<ReduceScatterOp>(op)) {
+      l.value = comm::AllReduceOp::create(l.b, l.loc, l.value,
+                                          toComm(op.getReductionKind()),
+                                          l.meshRef, toCommAxes(axes, l.mesh));
+  }
+};
+
+struct ReduceScatterPattern : CollectivePattern<ReduceScatterOp> {
+  using CollectivePattern::CollectivePattern;
+  void lower(ReduceScatterOp op, CollectiveLowering &l) const override {
     SmallVector<SmallVector<AxisRefAttr>> lists =
-        listsOf(reduceScatter.getReduceScatterAxes());
+        l.listsOf(op.getReduceScatterAxes());
     SmallVector<AxisRefAttr> all;
     SmallVector<int64_t> scattered;
     for (auto [d, list] :
-         llvm::enumerate(reduceScatter.getReduceScatterAxes().getValue())) {
+         llvm::enumerate(op.getReduceScatterAxes().getValue())) {
       llvm::append_range(all, list.getValue());
       if (!list.getValue().empty())
         scattered.push_back(d);
     }
-    comm::ReductionKind kind = toComm(reduceScatter.getReductionKind());
-    if (scattered.size() == 1 && !padded.any()) {
+    comm::ReductionKind kind = toComm(op.getReductionKind());
+    if (scattered.size() == 1 && !l.padded.any()) {
       // One dimension: the runtime's reduce-scatter.
       int64_t d = scattered.front();
+      auto type = cast<RankedTensorType>(l.value.getType());
       SmallVector<int64_t> shape(type.getShape());
       if (!ShapedType::isDynamic(shape[d]))
-        shape[d] /= productOf(lists[d], mesh);
-      value = comm::ReduceScatterOp::create(rewriter, loc, type.clone(shape),
-                                            kind, value, meshRef,
-                                            toCommAxes(lists[d], mesh), d);
-      replaceCollective(op, value);
-      return success();
+        shape[d] /= productOf(lists[d], l.mesh);
+      l.value = comm::ReduceScatterOp::create(l.b, l.loc, type.clone(shape),
+                                              kind, l.value, l.meshRef,
+                                              toCommAxes(lists[d], l.mesh), d);
+      return;
     }
-    sortAndMergeAxes(all, mesh);
+    sortAndMergeAxes(all, l.mesh);
     if (!all.empty())
-      value = comm::AllReduceOp::create(rewriter, loc, value, kind, meshRef,
-                                        toCommAxes(all, mesh));
+      l.value = comm::AllReduceOp::create(l.b, l.loc, l.value, kind, l.meshRef,
+                                          toCommAxes(all, l.mesh));
     // Reduced, the input holds the whole of what it will be sliced from.
-    relayoutPadded();
-    value = sliceLocal(loc, value, meshRef, mesh, lists);
-  } else if (isa<CollectivePermuteOp>(op) && source &&
-             source.getUnreducedAxes().empty()) {
-    // Every dimension keeps its number of parts: each device sends its
-    // block to one device that holds it under the output's sharding (on the
-    // output's mesh, which may order the devices differently).
-    auto [sources, targets] = getPermutePairs(source, sourceMesh, out, mesh);
-    bool identity = llvm::all_of(llvm::zip(sources, targets), [](auto pair) {
-      return std::get<0>(pair) == std::get<1>(pair);
-    });
-    if (!identity) {
+    l.relayoutPadded();
+    l.value = state.sliceLocal(l.b, l.loc, l.value, l.meshRef, l.mesh, lists);
+  }
+};
+
+struct CollectivePermutePattern : CollectivePattern<CollectivePermuteOp> {
+  using CollectivePattern::CollectivePattern;
+  void lower(CollectivePermuteOp op, CollectiveLowering &l) const override {
+    if (l.source && l.source.getUnreducedAxes().empty()) {
+      // Every dimension keeps its number of parts: each device sends its
+      // block to one device that holds it under the output's sharding (on
+      // the output's mesh, which may order the devices differently).
+      auto [sources, targets] =
+          getPermutePairs(l.source, l.sourceMesh, l.out, l.mesh);
+      bool identity = llvm::all_of(llvm::zip(sources, targets), [](auto pair) {
+        return std::get<0>(pair) == std::get<1>(pair);
+      });
+      if (identity)
+        return;
       SmallVector<AxisRefAttr> all;
-      for (MeshAxisAttr axis : mesh.getAxes())
-        all.push_back(AxisRefAttr::get(ctx, axis.getName()));
-      value = comm::PermuteOp::create(rewriter, loc, value, meshRef, all,
-                                      sources, targets);
+      for (MeshAxisAttr axis : l.mesh.getAxes())
+        all.push_back(AxisRefAttr::get(op.getContext(), axis.getName()));
+      l.value = comm::PermuteOp::create(l.b, l.loc, l.value, l.meshRef, all,
+                                        sources, targets);
+      return;
     }
-  } else if (isa<CollectivePermuteOp>(op)) {
     // Partial sums on another device order: gather everything on the
     // input's mesh, slice on the output's.
-    relayoutPadded();
+    l.relayoutPadded();
     SmallVector<SmallVector<AxisRefAttr>> lists;
-    for (auto [d, dim] : llvm::enumerate(out.getDimShardings())) {
-      if (!padded.test(d))
-        gather(d, axesIn(d), sourceRef, sourceMesh);
-      lists.emplace_back(padded.test(d) ? ArrayRef<AxisRefAttr>()
-                                        : dim.getAxes());
+    for (auto [d, dim] : llvm::enumerate(l.out.getDimShardings())) {
+      if (!l.padded.test(d))
+        l.gather(d, l.axesIn(d), l.sourceRef, l.sourceMesh);
+      lists.emplace_back(l.padded.test(d) ? ArrayRef<AxisRefAttr>()
+                                          : dim.getAxes());
     }
-    value = sliceLocal(loc, value, meshRef, mesh, lists);
-  } else if (auto toUnreduced = dyn_cast<ShardedToUnreducedOp>(op)) {
+    l.value = state.sliceLocal(l.b, l.loc, l.value, l.meshRef, l.mesh, lists);
+  }
+};
+
+struct ShardedToUnreducedPattern : CollectivePattern<ShardedToUnreducedOp> {
+  using CollectivePattern::CollectivePattern;
+  LogicalResult check(ShardedToUnreducedOp op) const override {
+    if (!cast<RankedTensorType>(op->getOperand(0).getType()).hasStaticShape())
+      return op->emitOpError("on a dynamically shaped tensor is not "
+                             "supported by spmd-partition");
+    return success();
+  }
+  void lower(ShardedToUnreducedOp op, CollectiveLowering &l) const override {
     // A padded dimension is gathered whole and sliced again, so it is the
     // same on every device of its unreduced axes: the first keeps it, the
     // others hold zeros.
-    relayoutPadded();
+    l.relayoutPadded();
     SmallVector<AxisRefAttr> kept;
-    for (auto [d, list] : llvm::enumerate(toUnreduced.getAxes().getValue()))
-      if (padded.test(d))
+    for (auto [d, list] : llvm::enumerate(op.getAxes().getValue()))
+      if (l.padded.test(d))
         llvm::append_range(kept, list.getValue());
-    type = cast<RankedTensorType>(value.getType());
+    auto type = cast<RankedTensorType>(l.value.getType());
     if (!kept.empty()) {
-      sortAndMergeAxes(kept, mesh);
-      Value index =
-          comm::AxisIndexOp::create(rewriter, loc, rewriter.getIndexType(),
-                                    meshRef, toCommAxes(kept, mesh));
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value first = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, index, zero);
-      Value zeros = arith::ConstantOp::create(rewriter, loc, type,
-                                              rewriter.getZeroAttr(type));
-      value = arith::SelectOp::create(rewriter, loc, first, value, zeros);
+      sortAndMergeAxes(kept, l.mesh);
+      Value first = l.isFirstOfGroup(kept);
+      Value zeros =
+          arith::ConstantOp::create(l.b, l.loc, type, l.b.getZeroAttr(type));
+      l.value = arith::SelectOp::create(l.b, l.loc, first, l.value, zeros);
     }
     // Each device's block in place, zeros elsewhere.
-    SmallVector<SmallVector<AxisRefAttr>> lists =
-        listsOf(toUnreduced.getAxes());
-    if (llvm::all_of(lists, [](const auto &list) { return list.empty(); })) {
-      replaceCollective(op, value);
-      return success();
-    }
+    SmallVector<SmallVector<AxisRefAttr>> lists = l.listsOf(op.getAxes());
+    if (llvm::all_of(lists, [](const auto &list) { return list.empty(); }))
+      return;
     SmallVector<int64_t> shape(type.getShape());
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (int64_t d = 0; d < type.getRank(); ++d) {
-      int64_t parts = productOf(lists[d], mesh);
-      sizes.push_back(rewriter.getIndexAttr(shape[d]));
-      strides.push_back(rewriter.getIndexAttr(1));
+      int64_t parts = productOf(lists[d], l.mesh);
+      sizes.push_back(l.b.getIndexAttr(shape[d]));
+      strides.push_back(l.b.getIndexAttr(1));
       offsets.push_back(
-          parts == 1
-              ? OpFoldResult(rewriter.getIndexAttr(0))
-              : OpFoldResult(offsetOf(loc, meshRef, mesh, lists[d], shape[d])));
+          parts == 1 ? OpFoldResult(l.b.getIndexAttr(0))
+                     : OpFoldResult(state.buildBlockOffset(
+                           l.b, l.loc, l.meshRef, l.mesh, lists[d], shape[d])));
       shape[d] *= parts;
     }
     auto wide = type.clone(shape);
-    Value zeros = arith::ConstantOp::create(rewriter, loc, wide,
-                                            rewriter.getZeroAttr(wide));
-    value = tensor::InsertSliceOp::create(rewriter, loc, value, zeros, offsets,
-                                          sizes, strides);
-  } else if (auto toUnreduced = dyn_cast<ReplicatedToUnreducedOp>(op)) {
+    Value zeros =
+        arith::ConstantOp::create(l.b, l.loc, wide, l.b.getZeroAttr(wide));
+    l.value = tensor::InsertSliceOp::create(l.b, l.loc, l.value, zeros, offsets,
+                                            sizes, strides);
+  }
+};
+
+struct ReplicatedToUnreducedPattern
+    : CollectivePattern<ReplicatedToUnreducedOp> {
+  using CollectivePattern::CollectivePattern;
+  LogicalResult check(ReplicatedToUnreducedOp op) const override {
+    if (!cast<RankedTensorType>(op->getOperand(0).getType()).hasStaticShape())
+      return op->emitOpError("on a dynamically shaped tensor is not "
+                             "supported by spmd-partition");
+    return success();
+  }
+  void lower(ReplicatedToUnreducedOp op, CollectiveLowering &l) const override {
     // The value on the first device of each group, zeros on the others;
     // zeros everywhere already are.
-    if (isZeroSplat(value)) {
-      replaceCollective(op, value);
-      return success();
-    }
-    Value index = comm::AxisIndexOp::create(
-        rewriter, loc, rewriter.getIndexType(), meshRef,
-        toCommAxes(toUnreduced.getAxes().getValue(), mesh));
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        index, zero);
-    Value zeros = arith::ConstantOp::create(rewriter, loc, type,
-                                            rewriter.getZeroAttr(type));
-    value = arith::SelectOp::create(rewriter, loc, first, value, zeros);
-  } else {
-    return op->emitOpError("is not a collective spmd-partition can lower");
+    if (isZeroSplat(l.value))
+      return;
+    auto type = cast<RankedTensorType>(l.value.getType());
+    Value first = l.isFirstOfGroup(op.getAxes().getValue());
+    Value zeros =
+        arith::ConstantOp::create(l.b, l.loc, type, l.b.getZeroAttr(type));
+    l.value = arith::SelectOp::create(l.b, l.loc, first, l.value, zeros);
   }
-  if (value.getType() != op->getResult(0).getType())
-    return op->emitOpError("lowers to a local type ")
-           << value.getType() << " but its result is "
-           << op->getResult(0).getType();
-  replaceCollective(op, value);
-  return success();
-}
+};
 
-void Partitioner::replaceCollective(Operation *op, Value value) {
-  auto it = globals.find(op->getResult(0));
-  if (it != globals.end()) {
-    GlobalView view = it->second;
-    globals.erase(it);
-    globals[value] = view;
-  }
-  rewriter.replaceOp(op, value);
+} // namespace
+
+void populateCollectivePartitionPatterns(RewritePatternSet &patterns,
+                                         GlobalToLocalTypeConverter &converter,
+                                         PartitionState &state) {
+  patterns.add<AllGatherPattern, AllSlicePattern, AllToAllPattern,
+               AllReducePattern, ReduceScatterPattern, CollectivePermutePattern,
+               ShardedToUnreducedPattern, ReplicatedToUnreducedPattern>(
+      converter, state);
 }
 
 } // namespace mlir::tessera::spmd::detail

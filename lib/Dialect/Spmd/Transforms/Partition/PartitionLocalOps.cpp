@@ -1,230 +1,221 @@
-//===- PartitionLocalOps.cpp - ops that spell global shapes -----*- C++ -*-===//
+//===- PartitionLocalOps.cpp - local types and local ops --------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
 //===----------------------------------------------------------------------===//
 //
-// The few ops spmd-partition fixes beyond retyping: those whose attributes
-// spell shapes (splat constants, expand_shape's output shape, slice sizes),
-// linalg ops that read global positions (linalg.index), and reductions over
-// a dimension whose block is padded, which are cut to the valid part.
+// spmd-partition's local types (PartitionState, GlobalToLocalTypeConverter)
+// and the local form of every op but the collectives: the one an op's
+// PartitionOpInterface builds, or the op with its local types in place (and
+// its regions' tensor arguments).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Partitioner.h"
+#include "GlobalToLocal.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::tessera::spmd::detail {
 
-LogicalResult Partitioner::cutPaddedReductions(linalg::LinalgOp op) {
-  // Most ops have no padded operand (and most modules no padded value).
-  if (!anyPadded || llvm::none_of(op->getOperands(), [&](Value value) {
-        return globals.lookup(value).padded;
-      }))
-    return success();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  // Per padded reduction dimension: the number of valid elements in this
-  // device's block, min(block, max(0, size - index * block)).
-  DenseMap<int64_t, Value> valid;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    auto view = globals.lookup(operand->get());
-    auto global = dyn_cast_or_null<RankedTensorType>(view.type);
-    if (!global || !view.sharding)
+int64_t productOf(ArrayRef<AxisRefAttr> axes, MeshAttr mesh) {
+  int64_t size = 1;
+  for (AxisRefAttr axis : axes)
+    size *= axis.getSize(mesh);
+  return size;
+}
+
+//===----------------------------------------------------------------------===//
+// PartitionState
+//===----------------------------------------------------------------------===//
+
+TensorShardingAttr PartitionState::getSharding(Value value) {
+  // Block arguments were recorded before their blocks changed.
+  if (isa<BlockArgument>(value))
+    return blockArguments.lookup(value).first;
+  return spmd::getSharding(value);
+}
+
+void PartitionState::recordBlockArgument(BlockArgument arg) {
+  if (TensorShardingAttr sharding = spmd::getSharding(arg))
+    blockArguments[arg] = {sharding, arg.getOwner()->getParentOp()};
+}
+
+Type PartitionState::getGlobalType(Value value) {
+  if (Type global = paddedGlobalTypes.lookup(value))
+    return global;
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  TensorShardingAttr sharding = getSharding(value);
+  if (!tensor || !sharding)
+    return value.getType();
+  // The local type of an unpadded value times its parts is its global one.
+  MeshAttr mesh = meshes.get(sharding, value.getParentRegion()->getParentOp());
+  if (!mesh || sharding.getRank() != tensor.getRank())
+    return value.getType();
+  SmallVector<int64_t> shape(tensor.getShape());
+  for (int64_t d = 0; d < tensor.getRank(); ++d)
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] *= productOf(sharding.getDimSharding(d).getAxes(), mesh);
+  return tensor.clone(shape);
+}
+
+FailureOr<std::pair<FlatSymbolRefAttr, MeshAttr>>
+PartitionState::resolveMesh(TensorShardingAttr sharding, Operation *op) {
+  FlatSymbolRefAttr ref = sharding.getMeshSymName();
+  if (!ref)
+    return op->emitOpError("has a sharding with an inlined mesh; run "
+                           "spmd-lift-inlined-meshes first");
+  MeshAttr mesh = meshes.get(sharding, op);
+  if (!mesh)
+    return op->emitOpError("has a sharding whose mesh ")
+           << ref << " cannot be resolved";
+  return std::make_pair(ref, mesh);
+}
+
+FailureOr<std::pair<Type, bool>>
+PartitionState::getLocalType(Type type, TensorShardingAttr sharding,
+                             Operation *op, StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !sharding)
+    return std::make_pair(type, false);
+  auto it = locals.find({type, sharding});
+  if (it != locals.end())
+    return std::make_pair(it->second.type, it->second.padded);
+  auto resolved = resolveMesh(sharding, op);
+  if (failed(resolved))
+    return failure();
+  MeshAttr mesh = resolved->second;
+  if (sharding.getRank() != tensor.getRank())
+    return op->emitOpError()
+           << what << " has a sharding of rank " << sharding.getRank()
+           << " for a tensor of rank " << tensor.getRank();
+  SmallVector<int64_t> shape(tensor.getShape());
+  bool padded = false;
+  for (int64_t d = 0; d < tensor.getRank(); ++d) {
+    int64_t parts = productOf(sharding.getDimSharding(d).getAxes(), mesh);
+    // A dynamic dimension stays dynamic: its local size is known when the
+    // program runs (the runtime checks that it divides).
+    if (parts == 1 || ShapedType::isDynamic(shape[d]))
       continue;
-    AffineMap map = op.getMatchingIndexingMap(operand);
-    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim ||
-          iterators[dim.getPosition()] != utils::IteratorType::reduction ||
-          valid.count(dim.getPosition()))
-        continue;
-      int64_t size = global.getDimSize(d);
-      ArrayRef<AxisRefAttr> axes = view.sharding.getDimSharding(d).getAxes();
-      auto resolved = resolve(view.sharding, op);
-      if (failed(resolved))
-        return failure();
-      int64_t parts = productOf(axes, resolved->second);
-      if (ShapedType::isDynamic(size) || size % parts == 0)
-        continue;
-      Location loc = op.getLoc();
-      int64_t block = llvm::divideCeil(size, parts);
-      rewriter.setInsertionPoint(op);
-      Value offset =
-          offsetOf(loc, resolved->first, resolved->second, axes, block);
-      Value rest = arith::SubIOp::create(
-          rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, size),
-          offset);
-      rest = arith::MaxSIOp::create(
-          rewriter, loc, rest,
-          arith::ConstantIndexOp::create(rewriter, loc, 0));
-      valid[dim.getPosition()] = arith::MinSIOp::create(
-          rewriter, loc, rest,
-          arith::ConstantIndexOp::create(rewriter, loc, block));
-    }
+    // A dimension the axes do not divide is padded at the end: every
+    // device holds ceil(n / parts) elements, the last ones past n unused.
+    padded |= shape[d] % parts != 0;
+    shape[d] = llvm::divideCeil(shape[d], parts);
   }
-  if (valid.empty())
-    return success();
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
-    if (!type)
-      continue;
-    AffineMap map = op.getMatchingIndexingMap(operand);
-    SmallVector<int64_t> shape(type.getShape());
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    bool cut = false;
-    for (int64_t d = 0; d < map.getNumResults(); ++d) {
-      AffineExpr expr = map.getResult(d);
-      offsets.push_back(rewriter.getIndexAttr(0));
-      strides.push_back(rewriter.getIndexAttr(1));
-      sizes.push_back(rewriter.getIndexAttr(shape[d]));
-      if (ShapedType::isDynamic(shape[d]))
-        sizes.back() =
-            tensor::DimOp::create(rewriter, op.getLoc(), operand->get(), d)
-                .getResult();
-      bool padded = llvm::any_of(valid, [&](const auto &entry) {
-        return expr.isFunctionOfDim(entry.first);
-      });
-      if (!padded)
-        continue;
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        return op->emitOpError("reduces over a padded dimension through an "
-                               "index expression, which spmd-partition does "
-                               "not support");
-      sizes.back() = valid.lookup(dim.getPosition());
-      shape[d] = ShapedType::kDynamic;
-      cut = true;
-    }
-    if (!cut)
-      continue;
-    operand->set(tensor::ExtractSliceOp::create(
-        rewriter, op.getLoc(), type.clone(shape), operand->get(), offsets,
-        sizes, strides));
+  Type local = tensor.clone(shape);
+  locals[{type, sharding}] = {local, padded};
+  return std::make_pair(local, padded);
+}
+
+Type PartitionState::getLocalType(Value value) {
+  Operation *anchor;
+  StringRef what;
+  if (isa<BlockArgument>(value)) {
+    anchor = blockArguments.lookup(value).second;
+    if (!anchor)
+      return value.getType();
+    what = isa<FunctionOpInterface>(anchor) ? "argument" : "region argument";
+  } else {
+    anchor = value.getDefiningOp();
+    what = "result";
   }
+  FailureOr<std::pair<Type, bool>> local =
+      getLocalType(value.getType(), getSharding(value), anchor, what);
+  if (failed(local))
+    return Type();
+  if (local->second)
+    paddedGlobalTypes[value] = value.getType();
+  return local->first;
+}
+
+void PartitionState::replaced(Value global, Value local) {
+  if (Type type = paddedGlobalTypes.lookup(global))
+    paddedGlobalTypes[local] = type;
+}
+
+bool PartitionState::isPadded(Value value) {
+  return paddedGlobalTypes.count(value);
+}
+
+GlobalToLocalTypeConverter::GlobalToLocalTypeConverter(PartitionState &state)
+    : state(state) {
+  addConversion([](Type type) { return type; });
+  addConversion([this](Value value) -> std::optional<Type> {
+    if (!isa<RankedTensorType>(value.getType()))
+      return std::nullopt;
+    return getLocalType(value);
+  });
+}
+
+Type GlobalToLocalTypeConverter::getLocalType(Value value) const {
+  if (!isa<RankedTensorType>(value.getType()))
+    return value.getType();
+  return state.getLocalType(value);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// The local types of `op`'s results, or failure after a diagnostic.
+static FailureOr<SmallVector<Type>>
+getLocalResultTypes(Operation *op,
+                    const GlobalToLocalTypeConverter &converter) {
+  SmallVector<Type> types;
+  for (OpResult result : op->getResults()) {
+    Type local = converter.getLocalType(result);
+    if (!local)
+      return failure();
+    types.push_back(local);
+  }
+  return types;
+}
+
+LogicalResult partitionLocalForm(PartitionOpInterface op,
+                                 const GlobalToLocalTypeConverter &converter,
+                                 PartitionState &state,
+                                 PatternRewriter &rewriter) {
+  FailureOr<SmallVector<Type>> types = getLocalResultTypes(op, converter);
+  if (failed(types))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  FailureOr<SmallVector<Value>> values = op.partition(state, rewriter, *types);
+  if (failed(values))
+    return failure();
+  if (llvm::equal(*values, op->getResults()))
+    return success();
+  for (auto [result, value] : llvm::zip_equal(op->getResults(), *values))
+    state.replaced(result, value);
+  rewriter.replaceOp(op, *values);
   return success();
 }
 
-LogicalResult Partitioner::fixShapeOps(Operation *op) {
-  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    auto attr = dyn_cast<DenseElementsAttr>(constant.getValue());
-    if (!attr || attr.getType() == constant.getType())
+LogicalResult setLocalTypes(Operation *op,
+                            const GlobalToLocalTypeConverter &converter) {
+  // Results first, then the tensor arguments of regions (control flow);
+  // nothing changes before every type is known.
+  SmallVector<std::pair<Value, Type>> updates;
+  auto visit = [&](Value value) {
+    if (!isa<RankedTensorType>(value.getType()))
       return success();
-    if (!attr.isSplat())
-      return op->emitOpError("has a sharded non-splat value that was not "
-                             "sliced");
-    constant.setValueAttr(
-        attr.resizeSplat(cast<ShapedType>(constant.getType())));
-    return success();
-  }
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    auto type = expand.getResultType();
-    if (!type.hasStaticShape())
-      return success();
-    expand.setStaticOutputShape(type.getShape());
-    return success();
-  }
-  auto fixSizes = [&](auto sliceOp, RankedTensorType full,
-                      RankedTensorType block,
-                      ArrayRef<int64_t> oldSizes) -> LogicalResult {
-    // Non-rank-reducing slices: a dimension taken whole is the one that may
-    // be sharded.
-    if (full.getRank() != block.getRank())
-      return success();
-    SmallVector<int64_t> sizes(oldSizes);
-    bool changed = false;
-    for (int64_t d = 0; d < full.getRank(); ++d) {
-      if (ShapedType::isDynamic(sizes[d]) || sizes[d] == block.getDimSize(d))
-        continue;
-      sizes[d] = block.getDimSize(d);
-      changed = true;
-    }
-    if (changed)
-      sliceOp.setStaticSizes(sizes);
+    Type local = converter.getLocalType(value);
+    if (!local)
+      return failure();
+    if (local != value.getType())
+      updates.emplace_back(value, local);
     return success();
   };
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
-    return fixSizes(slice, slice.getSourceType(), slice.getResultType(),
-                    slice.getStaticSizes());
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
-    return fixSizes(insert, insert.getDestType(), insert.getSourceType(),
-                    insert.getStaticSizes());
-  return success();
-}
-
-LogicalResult Partitioner::fixLinalgIndices(linalg::LinalgOp op) {
-  // Bodies are separate allocations, rarely in cache in a large module: the
-  // body of a named op is scanned once per name.
-  bool *readsIndex = nullptr;
-  if (op.getRegionBuilder()) {
-    auto [it, inserted] = namedBodyReadsIndex.try_emplace(op->getName(), false);
-    if (!inserted && !it->second)
-      return success();
-    readsIndex = &it->second;
-  }
-  // (Most bodies are a few ops without regions: they are scanned directly.)
-  SmallVector<linalg::IndexOp> indices;
-  for (Region &region : op->getRegions())
-    for (Block &block : region)
-      for (Operation &nested : block) {
-        if (auto index = dyn_cast<linalg::IndexOp>(nested))
-          indices.push_back(index);
-        else if (nested.getNumRegions() != 0)
-          nested.walk([&](linalg::IndexOp index) { indices.push_back(index); });
-      }
-  if (readsIndex)
-    *readsIndex = !indices.empty();
-  if (indices.empty())
-    return success();
-  // The sharding of each loop dimension, from an operand or result that
-  // indexes it directly.
-  int64_t numLoops = op.getNumLoops();
-  SmallVector<SmallVector<AxisRefAttr>> loopAxes(numLoops);
-  SmallVector<int64_t> loopBlock(numLoops, 0);
-  FlatSymbolRefAttr meshRef;
-  MeshAttr loopMesh;
-  for (OpOperand &operand : op->getOpOperands()) {
-    Value value = operand.get();
-    if (op.isDpsInit(&operand))
-      value = op.getTiedOpResult(&operand);
-    TensorShardingAttr sharding = shardingOf(value);
-    auto type = dyn_cast<RankedTensorType>(value.getType());
-    if (!sharding || !type)
-      continue;
-    auto resolved = resolve(sharding, op);
-    if (failed(resolved))
+  for (OpResult result : op->getResults())
+    if (failed(visit(result)))
       return failure();
-    meshRef = resolved->first;
-    loopMesh = resolved->second;
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim || d >= static_cast<size_t>(sharding.getRank()))
-        continue;
-      ArrayRef<AxisRefAttr> axes = sharding.getDimSharding(d).getAxes();
-      if (axes.empty() || !loopAxes[dim.getPosition()].empty())
-        continue;
-      loopAxes[dim.getPosition()].assign(axes.begin(), axes.end());
-      loopBlock[dim.getPosition()] = type.getDimSize(d);
-    }
-  }
-  for (linalg::IndexOp index : indices) {
-    int64_t dim = index.getDim();
-    if (loopAxes[dim].empty())
-      continue;
-    if (ShapedType::isDynamic(loopBlock[dim]))
-      return index.emitOpError("reads the index of a sharded dynamic "
-                               "dimension, which spmd-partition does not "
-                               "support");
-    // The offset is computed before the op (it is the same for the whole
-    // block) and added to the index inside the body.
-    rewriter.setInsertionPoint(op);
-    Value offset = offsetOf(index.getLoc(), meshRef, loopMesh, loopAxes[dim],
-                            loopBlock[dim]);
-    rewriter.setInsertionPointAfter(index);
-    auto sum = arith::AddIOp::create(rewriter, index.getLoc(), index, offset);
-    index.getResult().replaceAllUsesExcept(sum, sum);
-  }
+  if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(visit(arg)))
+            return failure();
+  for (auto [value, type] : updates)
+    value.setType(type);
   return success();
 }
 
