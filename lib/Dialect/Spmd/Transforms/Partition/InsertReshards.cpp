@@ -34,7 +34,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tessera::spmd {
@@ -249,21 +251,43 @@ ReshardInserter::getCommonMesh(Operation *op,
   return std::make_pair(meshRef, mesh);
 }
 
-/// True if `op` creates its tensor without reading one (an empty tensor, a
-/// splat constant, a fill of an empty tensor): any layout of it is made
-/// locally, without communication.
+/// Whether `op` reads no tensor.
+static bool readsNoTensor(Operation *op) {
+  return llvm::none_of(op->getOperandTypes(),
+                       [](Type type) { return isa<RankedTensorType>(type); });
+}
+
+/// True if `op` creates its tensor without reading one: a side-effect-free
+/// op of one tensor result that reads no tensor (an empty tensor, a splat)
+/// or only destinations that read none (a fill of an empty tensor), or a
+/// constant that is a splat. Any layout of it is made locally, without
+/// communication, by creating it again in that layout.
 bool isCreation(Operation *op) {
-  if (!op || op->getNumResults() != 1)
+  // (The cheap structural checks first; the side-effect query walks the
+  // op's interfaces.)
+  if (!op || op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
     return false;
-  if (isa<tensor::EmptyOp>(op))
-    return true;
-  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-    return dense && dense.isSplat();
+  if (op->hasTrait<OpTrait::ConstantLike>()) {
+    Attribute value;
+    auto dense = matchPattern(op->getResult(0), m_Constant(&value))
+                     ? dyn_cast<DenseElementsAttr>(value)
+                     : DenseElementsAttr();
+    return dense && dense.isSplat() && isMemoryEffectFree(op);
   }
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>();
-  return false;
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  if (!dps)
+    return op->getNumRegions() == 0 && readsNoTensor(op) &&
+           isMemoryEffectFree(op);
+  return llvm::all_of(op->getOpOperands(),
+                      [&](OpOperand &operand) {
+                        if (!isa<RankedTensorType>(operand.get().getType()))
+                          return true;
+                        Operation *init = operand.get().getDefiningOp();
+                        return dps.isDpsInit(&operand) && init &&
+                               readsNoTensor(init) && isCreation(init);
+                      }) &&
+         isMemoryEffectFree(op);
 }
 
 void ReshardInserter::reshardOperand(OpOperand &operand,
@@ -282,11 +306,14 @@ void ReshardInserter::reshardOperand(OpOperand &operand,
       !sameLayout(getSharding(operand.get()), layout, owner)) {
     auto perValue = TensorShardingPerValueAttr::get(ctx, {layout});
     IRMapping mapping;
-    if (auto fill = dyn_cast<linalg::FillOp>(def)) {
-      Operation *empty = fill.getOutputs().front().getDefiningOp();
-      Operation *newEmpty = builder.clone(*empty);
-      newEmpty->setAttr(SpmdDialect::kShardingAttrName, perValue);
-      mapping.map(empty->getResult(0), newEmpty->getResult(0));
+    // A destination it fills is created again too.
+    for (Value init : def->getOperands()) {
+      if (!isa<RankedTensorType>(init.getType()))
+        continue;
+      Operation *initDef = init.getDefiningOp();
+      Operation *newInit = builder.clone(*initDef);
+      newInit->setAttr(SpmdDialect::kShardingAttrName, perValue);
+      mapping.map(init, newInit->getResult(0));
     }
     Operation *copy = builder.clone(*def, mapping);
     copy->setAttr(SpmdDialect::kShardingAttrName, perValue);
@@ -584,8 +611,9 @@ LogicalResult ReshardInserter::processOpWithoutRule(Operation *op) {
   auto [meshRef, mesh] = *common;
   if (!mesh)
     return success();
-  // Creation ops keep their sharding: their local block is made directly.
-  if (isa<tensor::EmptyOp, arith::ConstantOp, tensor::SplatOp>(op))
+  // Ops that read no tensor (creation ops: constants, empty tensors,
+  // splats) keep their sharding: their local block is made directly.
+  if (op->getNumRegions() == 0 && readsNoTensor(op) && isMemoryEffectFree(op))
     return success();
   for (OpOperand &operand : op->getOpOperands())
     if (auto type = dyn_cast<RankedTensorType>(operand.get().getType()))
@@ -633,7 +661,8 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
     auto branch = cast<RegionBranchOpInterface>(op);
     RegionBranchSuccessorMapping mapping;
     branch.getSuccessorOperandInputMapping(mapping);
-    for (auto &[operand, inputs] : mapping) {
+    for (auto &entry : mapping) {
+      OpOperand *operand = entry.first;
       auto type = dyn_cast<RankedTensorType>(operand->get().getType());
       if (!type || llvm::any_of(edges, [&](const DataFlowEdge &edge) {
             return llvm::is_contained(edge.sourceOperands, operand);

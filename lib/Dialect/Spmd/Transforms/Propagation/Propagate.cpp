@@ -43,6 +43,7 @@
 #include "Propagation.h"
 
 #include "tessera/Dialect/Spmd/IR/DataFlow.h"
+#include "tessera/Dialect/Spmd/IR/ExplicitSharding.h"
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
@@ -66,6 +67,7 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <functional>
 #include <map>
@@ -84,29 +86,6 @@ using detail::transformShardings;
 //===----------------------------------------------------------------------===//
 // Op classes for the op-priority schedule
 //===----------------------------------------------------------------------===//
-
-/// Elementwise for propagation: the Elementwise trait (arith, math on
-/// tensors), linalg elementwise ops and generics whose maps are all the
-/// identity, and the sharding ops that act as identities.
-static bool isElementwiseOp(Operation *op) {
-  if (op->hasTrait<OpTrait::Elementwise>())
-    return true;
-  if (isa<ShardingConstraintOp, PropagationBarrierOp, linalg::ElementwiseOp,
-          linalg::MapOp>(op))
-    return true;
-  if (auto generic = dyn_cast<linalg::GenericOp>(op))
-    return generic.getNumLoops() == generic.getNumParallelLoops() &&
-           llvm::all_of(generic.getIndexingMapsArray(),
-                        [](AffineMap map) { return map.isIdentity(); });
-  return false;
-}
-
-static bool isReshapeOrTranspose(Operation *op) {
-  return isa<tensor::ReshapeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-             linalg::TransposeOp>(op);
-}
-
-static bool isBroadcast(Operation *op) { return isa<linalg::BroadcastOp>(op); }
 
 /// Whether some non-scalar operand of `op` has more than one use.
 static bool hasMultiUseOperand(Operation *op) {
@@ -152,6 +131,84 @@ struct OpKind {
   bool isBroadcast = false;
   bool hasMultiUseOperand = false;
 };
+
+/// The factors of tensor `t` of `rule`, dimension by dimension, without the
+/// factors of size 1.
+static SmallVector<int64_t> getFactorList(OpShardingRuleAttr rule, int64_t t) {
+  SmallVector<int64_t> factors;
+  for (DimMappingAttr dim : rule.getTensorMapping(t).getDimMappings())
+    for (int64_t f : dim.getFactorIndices())
+      if (rule.getFactorSize(f) != 1)
+        factors.push_back(f);
+  return factors;
+}
+
+/// Whether tensor `t` of `rule` has a dimension of several factors.
+static bool hasCompoundDims(OpShardingRuleAttr rule, int64_t t) {
+  return llvm::any_of(
+      rule.getTensorMapping(t).getDimMappings(),
+      [](DimMappingAttr dim) { return dim.getFactorIndices().size() > 1; });
+}
+
+/// The op kinds of the op-priority schedule (Shardy schedules elementwise
+/// ops first, then reshapes and transposes, then broadcasts), read from the
+/// op's sharding rule rather than from op names:
+/// - elementwise: every tensor (data inputs and results) has the same rank
+///   and each dimension one factor, the same in every tensor;
+/// - reshape or transpose: one tensor input and one result with the same
+///   factors (sizes 1 aside), differently arranged (another order, a
+///   dimension of several factors, another rank);
+/// - broadcast: one tensor input whose factors the result has, with more.
+/// Reduction, need-replication and permutation factors make none of them.
+static void classifyByRule(Operation *op, OpShardingRuleAttr rule,
+                           OpKind &kind) {
+  if (!rule || rule.getNumOperands() != op->getNumOperands() ||
+      rule.getNumResults() != op->getNumResults())
+    return;
+  for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+    if (!rule.isPassThrough(f))
+      return;
+  SmallVector<int64_t> tensors;
+  for (unsigned i : getExplicitInputOperandIndices(op))
+    if (isa<RankedTensorType>(op->getOperand(i).getType()))
+      tensors.push_back(i);
+  int64_t numInputs = tensors.size();
+  for (OpResult result : op->getResults())
+    if (isa<RankedTensorType>(result.getType()))
+      tensors.push_back(rule.getNumOperands() + result.getResultNumber());
+  if (tensors.empty())
+    return;
+
+  ArrayRef<DimMappingAttr> first =
+      rule.getTensorMapping(tensors.front()).getDimMappings();
+  kind.isElementwise = llvm::all_of(tensors, [&](int64_t t) {
+    ArrayRef<DimMappingAttr> dims = rule.getTensorMapping(t).getDimMappings();
+    return dims.size() == first.size() &&
+           llvm::all_of(llvm::zip_equal(dims, first), [](auto pair) {
+             auto [dim, other] = pair;
+             return dim.getFactorIndices().size() == 1 &&
+                    dim.getFactorIndices() == other.getFactorIndices();
+           });
+  });
+  if (kind.isElementwise || numInputs != 1 || tensors.size() != 2)
+    return;
+  int64_t in = tensors[0], out = tensors[1];
+  SmallVector<int64_t> inFactors = getFactorList(rule, in);
+  SmallVector<int64_t> outFactors = getFactorList(rule, out);
+  llvm::SmallSetVector<int64_t, 8> inSet(inFactors.begin(), inFactors.end());
+  llvm::SmallSetVector<int64_t, 8> outSet(outFactors.begin(), outFactors.end());
+  if (!llvm::all_of(inSet, [&](int64_t f) { return outSet.contains(f); }))
+    return;
+  if (inSet.size() != outSet.size()) {
+    kind.isBroadcast = true;
+    return;
+  }
+  kind.isReshapeOrTranspose = inFactors != outFactors ||
+                              hasCompoundDims(rule, in) ||
+                              hasCompoundDims(rule, out) ||
+                              rule.getTensorMapping(in).getRank() !=
+                                  rule.getTensorMapping(out).getRank();
+}
 
 /// The ops propagation visits (see `mayPropagate`), numbered in pre-order
 /// once, with what propagation keeps per op. Ops to visit come out last in,
@@ -699,12 +756,10 @@ OpKind Propagation::classify(Operation *op) {
     kind.category = OpCategory::Barrier;
     return kind;
   }
-  kind.isElementwise = isElementwiseOp(op);
-  kind.isReshapeOrTranspose = isReshapeOrTranspose(op);
-  kind.isBroadcast = isBroadcast(op);
   kind.hasMultiUseOperand = hasMultiUseOperand(op);
   if (isa<ShardingConstraintOp>(op)) {
     kind.rule = rules.get(op);
+    classifyByRule(op, kind.rule, kind);
     kind.category = OpCategory::Constraint;
     return kind;
   }
@@ -712,6 +767,7 @@ OpKind Propagation::classify(Operation *op) {
       isa<ReshardOp, MeshOp, FunctionOpInterface, ModuleOp>(op))
     return kind;
   kind.rule = rules.get(op);
+  classifyByRule(op, kind.rule, kind);
   if (kind.rule && kind.rule.getNumOperands() == op->getNumOperands() &&
       kind.rule.getNumResults() == op->getNumResults())
     kind.category = OpCategory::Rule;
