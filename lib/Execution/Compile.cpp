@@ -277,10 +277,9 @@ static llvm::Error lowerKernels(ModuleOp module,
                      "use vector ops); run without it");
   return runPasses(module, options, [&](OpPassManager &pm) {
     pm.addPass(kernel::createKernelVerifyPass());
-    if (mode == "interpret")
-      pm.addPass(kernel::createKernelLowerInterpretPass());
-    else
-      pm.addPass(kernel::createKernelLowerPipelinedPass());
+    buildKernelLoweringPipeline(
+        pm, mode == "interpret" ? kernel::KernelLoweringMode::Interpret
+                                : kernel::KernelLoweringMode::Pipelined);
   });
 }
 

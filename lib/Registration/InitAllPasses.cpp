@@ -26,4 +26,5 @@ void mlir::tessera::registerAllPasses() {
   registerTesseraConversionPasses();
   registerTesseraCpuPasses();
   registerTesseraCpuPipeline();
+  registerKernelLoweringPipelines();
 }

@@ -7,6 +7,8 @@
 #ifndef TESSERA_CONVERSION_PASSES_H
 #define TESSERA_CONVERSION_PASSES_H
 
+#include "tessera/Conversion/KernelToRuntime/KernelToRuntime.h"
+
 #include "mlir/Pass/Pass.h"
 
 #include <memory>

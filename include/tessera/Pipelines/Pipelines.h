@@ -7,6 +7,7 @@
 #ifndef TESSERA_PIPELINES_PIPELINES_H
 #define TESSERA_PIPELINES_PIPELINES_H
 
+#include "tessera/Conversion/KernelToRuntime/KernelToRuntime.h"
 #include "tessera/Pipelines/Passes.h"
 
 #include "mlir/Pass/PassOptions.h"
@@ -71,6 +72,16 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
 /// and `tessera-cpu-lower-vectors` are registered by
 /// registerTesseraCpuPasses()).
 void registerTesseraCpuPipeline();
+
+/// The lowering of a module's `kernel.call`s in `mode` (the
+/// `kernel-lower-pipelined` and `kernel-lower-interpret` pipelines):
+/// `convert-kernel-to-runtime` with that mode.
+void buildKernelLoweringPipeline(OpPassManager &pm,
+                                 kernel::KernelLoweringMode mode);
+
+/// Registers the `kernel-lower-pipelined` and `kernel-lower-interpret`
+/// pipelines.
+void registerKernelLoweringPipelines();
 
 } // namespace tessera
 } // namespace mlir

@@ -1,10 +1,16 @@
-//===- LoweringSupport.cpp - helpers of the kernel lowerings --------------===//
+//===- RuntimeCalls.cpp - helpers of convert-kernel-to-runtime ------------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
 //===----------------------------------------------------------------------===//
+//
+// The runtime calls the kernel lowering emits (RuntimeCalls), the type
+// conversion that drops the kernel memory spaces, the state of a conversion,
+// and small builders.
+//
+//===----------------------------------------------------------------------===//
 
-#include "LowerCalls.h"
+#include "KernelToRuntimeImpl.h"
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
@@ -22,6 +28,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -79,19 +86,10 @@ Type stripType(Type type) {
   return type;
 }
 
-/// Drops the kernel memory spaces from every type in `op` (in place).
-void stripTypes(Operation *root) {
-  root->walk([](Operation *op) {
-    for (Value result : op->getResults())
-      result.setType(stripType(result.getType()));
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          arg.setType(stripType(arg.getType()));
-    if (auto func = dyn_cast<func::FuncOp>(op))
-      func.setFunctionType(
-          cast<FunctionType>(stripType(func.getFunctionType())));
-  });
+Value getBaseBuffer(Value ref) {
+  while (auto subview = ref.getDefiningOp<memref::SubViewOp>())
+    ref = subview.getSource();
+  return ref;
 }
 
 /// The value uninitialized memory holds: NaN for floats, the largest value
@@ -283,15 +281,15 @@ void RuntimeCalls::dmaStart(OpBuilder &b, Location loc, Value src, Value dst,
     store(TESSERA_RT_DMA_SIZES + rank + d, dstData.getStrides()[d]);
     store(TESSERA_RT_DMA_SIZES + 2 * rank + d, srcData.getStrides()[d]);
   }
-  func::FuncOp fn = getFunction("tessera_rt_kernel_dma_start", {ptrType});
+  func::FuncOp fn = getFunction(b, "tessera_rt_kernel_dma_start", {ptrType});
   func::CallOp::create(b, loc, fn, ValueRange{getPointer(b, loc, descriptor)});
 }
 
 Value RuntimeCalls::dmaWait(OpBuilder &b, Location loc, Value semaphore,
                             Value amount) {
   Type i32 = b.getI32Type();
-  func::FuncOp fn =
-      getFunction("tessera_rt_kernel_dma_wait", {b.getI64Type(), i32}, {i32});
+  func::FuncOp fn = getFunction(b, "tessera_rt_kernel_dma_wait",
+                                {b.getI64Type(), i32}, {i32});
   if (amount.getType() != i32)
     amount = arith::TruncIOp::create(b, loc, i32, amount);
   return func::CallOp::create(b, loc, fn, ValueRange{semaphore, amount})
@@ -299,7 +297,7 @@ Value RuntimeCalls::dmaWait(OpBuilder &b, Location loc, Value semaphore,
 }
 
 void RuntimeCalls::dmaDrain(OpBuilder &b, Location loc) {
-  func::FuncOp fn = getFunction("tessera_rt_kernel_dma_drain", {});
+  func::FuncOp fn = getFunction(b, "tessera_rt_kernel_dma_drain", {});
   func::CallOp::create(b, loc, fn, ValueRange{});
 }
 
@@ -307,7 +305,7 @@ Value RuntimeCalls::allocateInArena(OpBuilder &b, Location loc, int32_t space,
                                     MemRefType type) {
   Type i64 = b.getI64Type();
   func::FuncOp fn =
-      getFunction("tessera_rt_kernel_arena", {b.getI32Type(), i64}, {i64});
+      getFunction(b, "tessera_rt_kernel_arena", {b.getI32Type(), i64}, {i64});
   int64_t bytes =
       type.getNumElements() * getElementBytes(type.getElementType());
   Value address =
@@ -320,7 +318,7 @@ Value RuntimeCalls::allocateInArena(OpBuilder &b, Location loc, int32_t space,
 }
 
 Value RuntimeCalls::markArena(OpBuilder &b, Location loc, int32_t space) {
-  func::FuncOp fn = getFunction("tessera_rt_kernel_arena_mark",
+  func::FuncOp fn = getFunction(b, "tessera_rt_kernel_arena_mark",
                                 {b.getI32Type()}, {b.getI64Type()});
   return func::CallOp::create(
              b, loc, fn,
@@ -330,7 +328,7 @@ Value RuntimeCalls::markArena(OpBuilder &b, Location loc, int32_t space) {
 
 void RuntimeCalls::releaseArena(OpBuilder &b, Location loc, int32_t space,
                                 Value mark) {
-  func::FuncOp fn = getFunction("tessera_rt_kernel_arena_release",
+  func::FuncOp fn = getFunction(b, "tessera_rt_kernel_arena_release",
                                 {b.getI32Type(), b.getI64Type()});
   func::CallOp::create(
       b, loc, fn,
@@ -348,7 +346,7 @@ void RuntimeCalls::callKernel(OpBuilder &b, Location loc, StringRef name,
                             arith::ConstantIntOp::create(b, loc, value, 64),
                             infoArray, ValueRange{constantIndex(b, loc, i)});
   FunctionType coreType = coreFn.getFunctionType();
-  func::FuncOp fn = getFunction("tessera_rt_kernel_call",
+  func::FuncOp fn = getFunction(b, "tessera_rt_kernel_call",
                                 {ptrType, ptrType, ptrType, i64, coreType});
   Value fnValue = func::ConstantOp::create(b, loc, coreType,
                                            FlatSymbolRefAttr::get(coreFn));
@@ -359,3 +357,58 @@ void RuntimeCalls::callKernel(OpBuilder &b, Location loc, StringRef name,
 }
 
 } // namespace mlir::tessera::kernel::lowering
+
+//===----------------------------------------------------------------------===//
+// The type conversion and the state of a conversion
+//===----------------------------------------------------------------------===//
+
+void mlir::tessera::kernel::populateKernelMemorySpaceTypeConversion(
+    TypeConverter &converter) {
+  converter.addConversion([](Type type) { return type; });
+  converter.addConversion(
+      [](MemRefType type) -> Type { return lowering::stripType(type); });
+  converter.addConversion(
+      [](FunctionType type) -> Type { return lowering::stripType(type); });
+}
+
+KernelLoweringState::KernelLoweringState(ModuleOp module,
+                                         KernelLoweringMode mode)
+    : impl(std::make_unique<Impl>(module, mode)) {}
+
+KernelLoweringState::~KernelLoweringState() = default;
+
+lowering::BodyInfo &KernelLoweringState::Impl::addBody(func::FuncOp fn,
+                                                       CallOp call) {
+  lowering::BodyInfo &info = bodies[fn];
+  info.kernel = call.getCallee().str();
+  info.grid = llvm::to_vector(call.getGrid());
+  unsigned gridRank = info.grid.size();
+  // The arguments after the grid indices: the scalar-prefetch buffers, then
+  // (in a body) the blocked operands and results, then the scratch buffers.
+  unsigned numPrefetch = call.getScalarPrefetch();
+  for (BlockArgument arg : fn.getArguments()) {
+    if (arg.getArgNumber() < gridRank) {
+      info.point.push_back(arg);
+      continue;
+    }
+    unsigned index = arg.getArgNumber() - gridRank;
+    if (index < numPrefetch) {
+      info.bufferNames[arg] = "args[" + std::to_string(index) + "]";
+      continue;
+    }
+    index -= numPrefetch;
+    info.bufferNames[arg] =
+        index < call.getNumBlocked()
+            ? call.getBlockedName(index)
+            : "scratch buffer " + std::to_string(index - call.getNumBlocked());
+  }
+  return info;
+}
+
+lowering::BodyInfo *KernelLoweringState::Impl::getBody(Operation *op) {
+  auto fn = op->getParentOfType<func::FuncOp>();
+  if (!fn)
+    return nullptr;
+  auto it = bodies.find(fn);
+  return it == bodies.end() ? nullptr : &it->second;
+}

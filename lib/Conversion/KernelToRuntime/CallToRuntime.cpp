@@ -1,4 +1,4 @@
-//===- LowerCalls.cpp - kernel.call to loops over block buffers -----------===//
+//===- CallToRuntime.cpp - kernel.call to loops over block buffers --------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
@@ -8,17 +8,15 @@
 // function: the grid steps of one TensorCore (a loop over its range of the
 // grid), which DMA blocks between the arrays and per-operand block buffers
 // in the core's VMEM/SMEM arenas and call a lowered clone of the body
-// (LowerBody.cpp). For kernel-lower-interpret: one core, every block copied
-// at every step, poisoning and checks; for kernel-lower-pipelined: double
+// (BodyToRuntime.cpp). In the interpret mode: one core, every block copied
+// at every step, poisoning and checks; in the pipelined mode: double
 // buffers, the next block's DMA started before the body, copies skipped
 // when a block does not change, leading parallel axes split across a
-// megacore's TensorCores. The kernel memory spaces are dropped from every
-// type, so the result is ordinary code for tessera-cpu. The runtime side is
-// tessera/Runtime/KernelABI.h.
+// megacore's TensorCores. The runtime side is tessera/Runtime/KernelABI.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "LowerCalls.h"
+#include "KernelToRuntimeImpl.h"
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
@@ -37,6 +35,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -97,7 +96,8 @@ public:
       : call(call), body(body), mode(mode), runtime(runtime),
         loc(call.getLoc()), grid(call.getGrid()), target(target) {}
 
-  LogicalResult run();
+  /// Builds the core function after the body and replaces the call.
+  void run(ConversionPatternRewriter &rewriter);
 
 private:
   bool interpret() const { return mode == KernelLoweringMode::Interpret; }
@@ -871,17 +871,12 @@ int64_t CallLowering::getFlops() {
   return countFlops(body.getBody()) * steps;
 }
 
-LogicalResult CallLowering::run() {
-  if (!target)
-    return call.emitOpError()
-           << "kernel lowering needs the TPU generation to emulate: set "
-              "'kernel.target = #kernel.target<\"v5e\">' (or \"v4\", "
-              "\"v5p\", \"v6e\", \"v7x\") on the enclosing module";
-  if (!call->getParentOfType<func::FuncOp>())
-    return call.emitOpError("must be inside a func.func to be lowered");
+void CallLowering::run(ConversionPatternRewriter &rewriter) {
   const TpuInfo &info = target.getInfo();
-  OpBuilder b(call);
-  runtime.setAllocaFunction(call->getParentOfType<func::FuncOp>());
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(call);
+  auto caller = call->getParentOfType<func::FuncOp>();
+  runtime.setAllocaFunction(caller);
   Value args = prepareCaller(b);
 
   // The core function: the steps of one TensorCore.
@@ -889,45 +884,49 @@ LogicalResult CallLowering::run() {
   auto coreType = FunctionType::get(
       context, {IntegerType::get(context, 64), IntegerType::get(context, 32)},
       {});
-  OpBuilder moduleBuilder(body);
-  moduleBuilder.setInsertionPointAfter(body);
-  auto coreFn = func::FuncOp::create(
-      moduleBuilder, loc, (body.getName() + "_core").str(), coreType);
-  coreFn.setPrivate();
-  Block *entry = coreFn.addEntryBlock();
-  runtime.setAllocaFunction(coreFn);
-  OpBuilder cb = OpBuilder::atBlockBegin(entry);
-  allocate(cb, entry->getArgument(0));
+  func::FuncOp coreFn;
   auto [numCores, numSplit] = getCoreSplit();
   int64_t outer = 1, inner = 1;
   for (auto [d, size] : llvm::enumerate(grid))
     (d < numSplit ? outer : inner) *= size;
-  int64_t perCore = llvm::divideCeil(outer, numCores);
-  Value core = arith::IndexCastOp::create(cb, loc, cb.getIndexType(),
-                                          entry->getArgument(1));
-  auto bound = [&](int64_t offset) {
-    Value first = arith::AddIOp::create(
-        cb, loc,
-        arith::MulIOp::create(cb, loc, core, constantIndex(cb, loc, perCore)),
-        constantIndex(cb, loc, offset));
-    Value clamped =
-        arith::MinSIOp::create(cb, loc, first, constantIndex(cb, loc, outer));
-    return arith::MulIOp::create(cb, loc, clamped,
-                                 constantIndex(cb, loc, inner))
-        .getResult();
-  };
-  Value lo = bound(0), hi = bound(perCore);
-  scf::IfOp::create(cb, loc, cmp(cb, loc, arith::CmpIPredicate::slt, lo, hi),
-                    [&](OpBuilder &tb, Location tl) {
-                      buildSteps(tb, lo, hi);
-                      scf::YieldOp::create(tb, tl);
-                    });
-  runtime.dmaDrain(cb, loc);
-  checkSemaphores(cb);
-  func::ReturnOp::create(cb, loc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(body);
+    coreFn = func::FuncOp::create(b, loc, (body.getName() + "_core").str(),
+                                  coreType);
+    coreFn.setPrivate();
+    Block *entry = rewriter.createBlock(&coreFn.getBody(), {},
+                                        coreType.getInputs(), {loc, loc});
+    runtime.setAllocaFunction(coreFn);
+    OpBuilder &cb = b;
+    allocate(cb, entry->getArgument(0));
+    int64_t perCore = llvm::divideCeil(outer, numCores);
+    Value core = arith::IndexCastOp::create(cb, loc, cb.getIndexType(),
+                                            entry->getArgument(1));
+    auto bound = [&](int64_t offset) {
+      Value first = arith::AddIOp::create(
+          cb, loc,
+          arith::MulIOp::create(cb, loc, core, constantIndex(cb, loc, perCore)),
+          constantIndex(cb, loc, offset));
+      Value clamped =
+          arith::MinSIOp::create(cb, loc, first, constantIndex(cb, loc, outer));
+      return arith::MulIOp::create(cb, loc, clamped,
+                                   constantIndex(cb, loc, inner))
+          .getResult();
+    };
+    Value lo = bound(0), hi = bound(perCore);
+    scf::IfOp::create(cb, loc, cmp(cb, loc, arith::CmpIPredicate::slt, lo, hi),
+                      [&](OpBuilder &tb, Location tl) {
+                        buildSteps(tb, lo, hi);
+                        scf::YieldOp::create(tb, tl);
+                      });
+    runtime.dmaDrain(cb, loc);
+    checkSemaphores(cb);
+    func::ReturnOp::create(cb, loc);
+  }
 
   // The call.
-  runtime.setAllocaFunction(call->getParentOfType<func::FuncOp>());
+  runtime.setAllocaFunction(caller);
   int64_t steps = outer * inner;
   int64_t vmemBytes =
       call.getVmemLimitBytes().value_or(info.defaultScopedVmemBytes);
@@ -951,110 +950,70 @@ LogicalResult CallLowering::run() {
     tensors.push_back(bufferization::ToTensorOp::create(
         b, loc, result.getType(), buffer, /*restrict=*/true,
         /*writable=*/true));
-  call.replaceAllUsesWith(tensors);
-  call.erase();
-  return success();
+  rewriter.replaceOp(call, tensors);
 }
 
 //===----------------------------------------------------------------------===//
-// Entry point
+// The pattern
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::tessera::kernel::lowerKernelCalls(ModuleOp module,
-                                                      KernelLoweringMode mode) {
-  SymbolTable symbols(module);
-  RuntimeCalls runtime(module);
-  // Calls in bodies and index map functions are left to lowerBody, which
-  // rejects them.
-  llvm::DenseSet<StringAttr> kernelFns;
-  module.walk([&](CallOp call) {
-    kernelFns.insert(call.getCalleeAttr().getAttr());
-    for (unsigned i = 0, e = call.getNumBlocked(); i < e; ++i)
-      if (FlatSymbolRefAttr fn = call.getBlocked(i).first.getIndexFn())
-        kernelFns.insert(fn.getAttr());
-  });
-  SmallVector<CallOp> calls;
-  module.walk([&](CallOp call) {
-    auto parent = call->getParentOfType<func::FuncOp>();
-    if (!parent || !kernelFns.contains(parent.getSymNameAttr()))
-      calls.push_back(call);
-  });
-  llvm::SetVector<func::FuncOp> originals;
-  llvm::SetVector<func::FuncOp> indexFns;
-  StringRef suffix =
-      mode == KernelLoweringMode::Interpret ? "_interpret" : "_pipelined";
-  unsigned counter = 0;
-  bool ok = true;
-  for (CallOp call : calls) {
-    auto body = symbols.lookup<func::FuncOp>(call.getCallee());
-    if (!body || body.isExternal()) {
-      call.emitOpError("kernel body @")
-          << call.getCallee() << " has no body to lower";
-      ok = false;
-      continue;
-    }
-    for (unsigned i = 0, e = call.getNumBlocked(); i < e; ++i) {
-      FlatSymbolRefAttr fn = call.getBlocked(i).first.getIndexFn();
-      auto indexFn =
-          fn ? symbols.lookup<func::FuncOp>(fn.getValue()) : func::FuncOp();
-      if (fn && (!indexFn || indexFn.isExternal())) {
-        call.emitOpError("index map function ")
-            << fn << " of " << call.getBlockedName(i)
-            << " has no body to lower";
-        ok = false;
-      }
-    }
-    if (!ok)
-      continue;
+namespace {
+/// Lowers a kernel.call whose body and index map functions have bodies
+/// (convertKernelToRuntime checks them first): clones the body with the grid
+/// indices as leading arguments, registers the clone and the index map
+/// functions with the state (their kernel ops are lowered by the body
+/// patterns), and replaces the call with the runtime call of a new core
+/// function.
+struct LowerKernelCall : OpConversionPattern<CallOp> {
+  LowerKernelCall(MLIRContext *context, KernelLoweringState::Impl &state)
+      : OpConversionPattern(context), state(state) {}
+
+  LogicalResult
+  matchAndRewrite(CallOp call, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto body = state.symbols.lookup<func::FuncOp>(call.getCallee());
+    TargetAttr target = lookupTarget(call);
+    if (!body || body.isExternal() || !target ||
+        !call->getParentOfType<func::FuncOp>())
+      return rewriter.notifyMatchFailure(call, "cannot be lowered");
     // Index map functions are lowered in place, once (their leading
-    // arguments are the grid point, then the scalar-prefetch buffers, as
-    // for a body clone).
+    // arguments are the grid point, then the scalar-prefetch buffers, as for
+    // a body clone).
     for (unsigned i = 0, e = call.getNumBlocked(); i < e; ++i) {
       FlatSymbolRefAttr fn = call.getBlocked(i).first.getIndexFn();
       if (!fn)
         continue;
-      auto indexFn = symbols.lookup<func::FuncOp>(fn.getValue());
-      if (!indexFns.insert(indexFn))
-        continue;
-      if (failed(lowerBody(indexFn, call, mode, runtime)))
-        ok = false;
+      auto indexFn = state.symbols.lookup<func::FuncOp>(fn.getValue());
+      if (!state.bodies.contains(indexFn))
+        state.addBody(indexFn, call);
     }
-    if (!ok)
-      continue;
-    originals.insert(body);
-    // The clone: grid indices first, memory spaces dropped.
-    auto clone = cast<func::FuncOp>(body->clone());
-    clone.setName((body.getName() + suffix + Twine(counter++)).str());
+    state.originals.insert(body);
+    // The clone: grid indices first.
+    StringRef suffix = state.mode == KernelLoweringMode::Interpret
+                           ? "_interpret"
+                           : "_pipelined";
+    func::FuncOp clone;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(body);
+      clone = cast<func::FuncOp>(rewriter.clone(*body));
+    }
+    clone.setName((body.getName() + suffix + Twine(state.numClones++)).str());
     clone.setPrivate();
-    symbols.insert(clone, std::next(Block::iterator(body)));
+    state.symbols.insert(clone);
     for (unsigned d = 0, e = call.getGrid().size(); d < e; ++d)
-      (void)clone.insertArgument(d, IndexType::get(module.getContext()), {},
-                                 call.getLoc());
-    if (failed(lowerBody(clone, call, mode, runtime))) {
-      ok = false;
-      continue;
-    }
-    CallLowering lowering(call, clone, mode, runtime, lookupTarget(call));
-    if (failed(lowering.run()))
-      ok = false;
+      (void)clone.insertArgument(d, rewriter.getIndexType(), {}, call.getLoc());
+    state.addBody(clone, call);
+    CallLowering lowering(call, clone, state.mode, state.runtime, target);
+    lowering.run(rewriter);
+    return success();
   }
-  if (!ok)
-    return failure();
-  // The original bodies are no longer called.
-  for (func::FuncOp body : originals)
-    if (SymbolTable::symbolKnownUseEmpty(body, module))
-      body.erase();
-  // Kernel ops left are in functions that are not bodies.
-  WalkResult left = module.walk([&](Operation *op) {
-    if (!isa<KernelDialect>(op->getDialect()))
-      return WalkResult::advance();
-    op->emitOpError("is outside a kernel body and cannot be lowered (kernel "
-                    "ops belong in the body of a kernel.call, not in "
-                    "functions it calls)");
-    return WalkResult::interrupt();
-  });
-  if (left.wasInterrupted())
-    return failure();
-  stripTypes(module);
-  return success();
+
+  KernelLoweringState::Impl &state;
+};
+} // namespace
+
+void mlir::tessera::kernel::populateKernelCallToRuntimePatterns(
+    RewritePatternSet &patterns, KernelLoweringState &state) {
+  patterns.add<LowerKernelCall>(patterns.getContext(), state.getImpl());
 }

@@ -1,19 +1,23 @@
-//===- LowerCalls.h - shared lowering of kernel.call ------------*- C++ -*-===//
+//===- KernelToRuntimeImpl.h - convert-kernel-to-runtime internals -*- C++
+//-*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //
 //===----------------------------------------------------------------------===//
 //
-// The code kernel-lower-interpret and kernel-lower-pipelined share: they
-// differ only in how a grid step moves blocks between the arrays and their
-// windows (LowerCalls.cpp); kernel bodies are lowered the same way
-// (LowerBody.cpp), with the helpers of LoweringSupport.cpp.
+// What the patterns of convert-kernel-to-runtime share: the two modes differ
+// only in how a grid step moves blocks between the arrays and their windows
+// (CallToRuntime.cpp); kernel bodies are lowered the same way
+// (BodyToRuntime.cpp), with the helpers of RuntimeCalls.cpp. The state of one
+// conversion (KernelLoweringState::Impl) holds the runtime declarations and
+// what the body patterns need to know about the call a body runs for.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TESSERA_LIB_DIALECT_KERNEL_TRANSFORMS_LOWERCALLS_H
-#define TESSERA_LIB_DIALECT_KERNEL_TRANSFORMS_LOWERCALLS_H
+#ifndef TESSERA_LIB_CONVERSION_KERNELTORUNTIME_KERNELTORUNTIMEIMPL_H
+#define TESSERA_LIB_CONVERSION_KERNELTORUNTIME_KERNELTORUNTIMEIMPL_H
 
+#include "tessera/Conversion/KernelToRuntime/KernelToRuntime.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,27 +27,16 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
 #include <string>
 
 namespace mlir::tessera::kernel {
-
-/// How a lowering moves blocks.
-enum class KernelLoweringMode {
-  /// Sequential, every block copied at every step, with poisoning and
-  /// block-index and revisit checks.
-  Interpret,
-  /// Double-buffered windows, copies skipped when the block does not change.
-  Pipelined,
-};
-
-/// Lowers every `kernel.call` of `module` to loops and memref code, and drops
-/// the kernel memory spaces from every type. Emits an error and fails on
-/// what cannot be lowered.
-LogicalResult lowerKernelCalls(ModuleOp module, KernelLoweringMode mode);
-
 namespace lowering {
 
 //===----------------------------------------------------------------------===//
@@ -64,8 +57,8 @@ Value anyDifferent(OpBuilder &b, Location loc, ValueRange lhs, ValueRange rhs);
 /// `type` without a kernel memory space (semaphores as i32 counters);
 /// function types element-wise.
 Type stripType(Type type);
-/// Drops the kernel memory spaces from every type in `root` (in place).
-void stripTypes(Operation *root);
+/// The buffer `ref` is a view of (through memref.subview).
+Value getBaseBuffer(Value ref);
 /// The value uninitialized memory holds: NaN for floats, the largest value
 /// for integers (as Pallas's TPU interpret mode), null for other types.
 TypedAttr getPoisonAttr(Type type);
@@ -126,7 +119,7 @@ public:
     Type i64 = b.getI64Type();
     Type i32 = b.getI32Type();
     func::FuncOp fn =
-        getFunction("tessera_rt_kernel_error", {ptrType, ptrType, i32});
+        getFunction(b, "tessera_rt_kernel_error", {ptrType, ptrType, i32});
     int64_t n = message.values.size();
     auto arrayType = MemRefType::get({std::max<int64_t>(n, 1)}, i64);
     // At the function's entry: a report in a loop must not grow the stack.
@@ -157,7 +150,7 @@ public:
   /// Calls tessera_rt_kernel_count_copy(issued).
   void countCopy(OpBuilder &b, Location loc, bool issued) {
     func::FuncOp fn =
-        getFunction("tessera_rt_kernel_count_copy", {b.getI32Type()});
+        getFunction(b, "tessera_rt_kernel_count_copy", {b.getI32Type()});
     Value value = arith::ConstantIntOp::create(b, loc, issued ? 1 : 0, 32);
     func::CallOp::create(b, loc, fn, ValueRange{value});
   }
@@ -198,11 +191,14 @@ public:
   void setAllocaFunction(func::FuncOp function) { allocaFunction = function; }
 
 private:
-  func::FuncOp getFunction(StringRef name, ArrayRef<Type> inputs,
+  /// The declaration of the runtime function `name`, added at the end of
+  /// the module with `b` the first time.
+  func::FuncOp getFunction(OpBuilder &b, StringRef name, ArrayRef<Type> inputs,
                            ArrayRef<Type> results = {}) {
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
     auto fn = func::FuncOp::create(
         b, module.getLoc(), name,
         FunctionType::get(module.getContext(), inputs, results));
@@ -249,18 +245,64 @@ Value createMemRefAt(OpBuilder &b, Location loc, Value address,
 /// The bytes of one element of `type` in memory.
 int64_t getElementBytes(Type type);
 
+/// Rewrites the whole-block vector chains of `body` into loops over tiles
+/// (WholeBlockVectors.cpp).
+void tileWholeBlockVectors(func::FuncOp body);
+
 //===----------------------------------------------------------------------===//
-// Bodies (LowerBody.cpp)
+// The state of a conversion
 //===----------------------------------------------------------------------===//
 
-/// Lowers the kernel ops of `body`, the clone of the body of `call` with the
-/// grid indices as leading arguments (or an index map function, whose
-/// leading arguments are the grid indices too), and drops the memory spaces
-/// from its types.
-LogicalResult lowerBody(func::FuncOp body, CallOp call, KernelLoweringMode mode,
-                        RuntimeCalls &runtime);
+/// What the body patterns need to know about a body clone (or an index map
+/// function) and the `kernel.call` it is lowered for.
+struct BodyInfo {
+  /// The kernel's name (the callee), for messages.
+  std::string kernel;
+  /// The call's grid.
+  SmallVector<int64_t> grid;
+  /// The grid indices: the function's leading arguments.
+  SmallVector<Value> point;
+  /// Names of the buffers the body sees, for messages: its arguments
+  /// (`args[i]`, `outputs[i]`, `scratch buffer i`) and the buffers of its
+  /// `kernel.run_scoped`s (`scoped buffer i`, added as they are lowered).
+  DenseMap<Value, std::string> bufferNames;
+  /// The TESSERA_RT_DMA_DIRECTION of each kernel.async_copy (from the memory
+  /// spaces, before they are dropped).
+  DenseMap<Operation *, int64_t> copyDirections;
+  /// The number of kernel.run_scoped buffers named so far.
+  unsigned numScoped = 0;
+  /// The number of grid indices, the leading arguments of the function.
+  unsigned gridRank() const { return grid.size(); }
+};
 
 } // namespace lowering
+
+struct KernelLoweringState::Impl {
+  Impl(ModuleOp module, KernelLoweringMode mode)
+      : module(module), mode(mode), runtime(module), symbols(module) {}
+
+  /// The body clone or index map function `fn` is being lowered for `call`:
+  /// records what its patterns need.
+  lowering::BodyInfo &addBody(func::FuncOp fn, CallOp call);
+  /// The info of the function around `op`, or null if `op` is not in a body
+  /// clone or index map function being lowered.
+  lowering::BodyInfo *getBody(Operation *op);
+
+  ModuleOp module;
+  KernelLoweringMode mode;
+  lowering::RuntimeCalls runtime;
+  SymbolTable symbols;
+  /// The body clones and index map functions being lowered.
+  DenseMap<Operation *, lowering::BodyInfo> bodies;
+  /// The bodies' own linalg ops on buffers, to be rewritten on tensors.
+  DenseSet<Operation *> bodyLinalgOps;
+  /// The original bodies of the lowered calls.
+  SetVector<func::FuncOp> originals;
+  /// The number of body clones made (their names' suffix).
+  unsigned numClones = 0;
+};
+
+namespace lowering {} // namespace lowering
 } // namespace mlir::tessera::kernel
 
-#endif // TESSERA_LIB_DIALECT_KERNEL_TRANSFORMS_LOWERCALLS_H
+#endif // TESSERA_LIB_CONVERSION_KERNELTORUNTIME_KERNELTORUNTIMEIMPL_H

@@ -1,0 +1,40 @@
+//===- KernelPipelines.cpp - the kernel-lower-* pipelines -----------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Pipelines/Pipelines.h"
+
+#include "tessera/Conversion/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace mlir::tessera {
+
+void buildKernelLoweringPipeline(OpPassManager &pm,
+                                 kernel::KernelLoweringMode mode) {
+  ConvertKernelToRuntimePassOptions options;
+  options.mode = mode;
+  pm.addPass(createConvertKernelToRuntimePass(options));
+}
+
+void registerKernelLoweringPipelines() {
+  PassPipelineRegistration<>(
+      "kernel-lower-pipelined",
+      "Lowers kernel.calls to loops over double-buffered VMEM windows (the "
+      "Pallas TPU pipeline): convert-kernel-to-runtime{mode=pipelined}",
+      [](OpPassManager &pm) {
+        buildKernelLoweringPipeline(pm, kernel::KernelLoweringMode::Pipelined);
+      });
+  PassPipelineRegistration<>(
+      "kernel-lower-interpret",
+      "Lowers kernel.calls to sequential code with run-time checks (Pallas's "
+      "interpret mode): convert-kernel-to-runtime{mode=interpret}",
+      [](OpPassManager &pm) {
+        buildKernelLoweringPipeline(pm, kernel::KernelLoweringMode::Interpret);
+      });
+}
+
+} // namespace mlir::tessera
