@@ -104,3 +104,60 @@ module attributes {kernel.targets = #kernel.target<"v5e">} {}
 // Tests that cost estimates are non-negative.
 // expected-error @+1 {{cost estimate entries must be non-negative, got flops = -1, transcendentals = 0, bytes_accessed = 0}}
 func.func private @negative_cost() attributes {c = #kernel.cost<flops = -1, transcendentals = 0, bytes_accessed = 0>}
+
+// -----
+
+// Tests that a vector layout tiles one or two trailing dimensions.
+// expected-error @+1 {{a vector layout tiles 1 or 2 trailing dimensions, got 3}}
+func.func private @layout_rank() attributes {l = #kernel.layout<[1, 8, 128]>}
+
+// -----
+
+// Tests that vector layout tile sizes are positive.
+// expected-error @+1 {{vector layout tile sizes must be positive, got [8, 0]}}
+func.func private @layout_size() attributes {l = #kernel.layout<[8, 0]>}
+
+// -----
+
+// Tests that kernel.out_layouts is an array of layouts.
+func.func @out_layouts_not_array(%v: vector<16x128xf32>) {
+  // expected-error @+1 {{'kernel.out_layouts' must be an array of #kernel.layout, got #kernel.layout<[8, 128]>}}
+  %w = arith.addf %v, %v {kernel.out_layouts = #kernel.layout<[8, 128]>} : vector<16x128xf32>
+  return
+}
+
+// -----
+
+// Tests that kernel.out_layouts has one entry per result.
+func.func @out_layouts_count(%v: vector<16x128xf32>) {
+  // expected-error @+1 {{'kernel.out_layouts' has 2 entries for an op with 1 results}}
+  %w = arith.addf %v, %v {kernel.out_layouts = [#kernel.layout<[8, 128]>, unit]} : vector<16x128xf32>
+  return
+}
+
+// -----
+
+// Tests that a layout's tiles divide the vector's shape.
+func.func @out_layouts_divide(%v: vector<16x128xf32>) {
+  // expected-error @+1 {{layout #kernel.layout<[8, 96]> of result 0 does not tile 'vector<16x128xf32>': the tile sizes must divide the shape}}
+  %w = arith.addf %v, %v {kernel.out_layouts = [#kernel.layout<[8, 96]>]} : vector<16x128xf32>
+  return
+}
+
+// -----
+
+// Tests that a result that is not a vector has no layout.
+func.func @out_layouts_scalar(%s: f32) {
+  // expected-error @+1 {{result 0 of type 'f32' has no vector layout, got #kernel.layout<[8, 128]>}}
+  %t = arith.addf %s, %s {kernel.out_layouts = [#kernel.layout<[8, 128]>]} : f32
+  return
+}
+
+// -----
+
+// Tests that a vector result needs a layout.
+func.func @out_layouts_missing(%v: vector<16x128xf32>) {
+  // expected-error @+1 {{result 0 of type 'vector<16x128xf32>' needs a #kernel.layout, got unit}}
+  %w = arith.addf %v, %v {kernel.out_layouts = [unit]} : vector<16x128xf32>
+  return
+}

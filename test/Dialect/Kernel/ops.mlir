@@ -231,3 +231,17 @@ module {
   module attributes {kernel.target = #kernel.target<"v6e">} {}
   module attributes {kernel.target = #kernel.target<"v7x">} {}
 }
+
+// -----
+
+// Tests that vector layouts (kernel-infer-vector-layout) round-trip on ops.
+// CHECK-LABEL: func.func @layouts
+// CHECK: arith.addf %{{.*}}, %{{.*}} {kernel.out_layouts = [#kernel.layout<[8, 128]>]} : vector<16x256xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} {kernel.out_layouts = [#kernel.layout<[256]>]} : vector<512xbf16>
+// CHECK: vector.extract %{{.*}}[0] {kernel.out_layouts = [unit]} : bf16 from vector<512xbf16>
+func.func @layouts(%v: vector<16x256xf32>, %w: vector<512xbf16>) {
+  %a = arith.addf %v, %v {kernel.out_layouts = [#kernel.layout<[8, 128]>]} : vector<16x256xf32>
+  %b = arith.addf %w, %w {kernel.out_layouts = [#kernel.layout<[256]>]} : vector<512xbf16>
+  %c = vector.extract %w[0] {kernel.out_layouts = [unit]} : bf16 from vector<512xbf16>
+  return
+}

@@ -286,3 +286,37 @@ CostEstimateAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ", bytes_accessed = " << bytesAccessed;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// VectorLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+VectorLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> tiling) {
+  if (tiling.empty() || tiling.size() > 2)
+    return emitError() << "a vector layout tiles 1 or 2 trailing dimensions, "
+                          "got "
+                       << tiling.size();
+  if (llvm::any_of(tiling, [](int64_t size) { return size <= 0; }))
+    return emitError() << "vector layout tile sizes must be positive, got ["
+                       << tiling << "]";
+  return success();
+}
+
+SmallVector<int64_t>
+VectorLayoutAttr::getTileShape(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> tile(shape.size(), 1);
+  ArrayRef<int64_t> tiling = getTiling();
+  size_t n = std::min(tiling.size(), shape.size());
+  for (size_t i = 0; i < n; ++i)
+    tile[shape.size() - n + i] = tiling[tiling.size() - n + i];
+  return tile;
+}
+
+int64_t VectorLayoutAttr::getNumTiles(ArrayRef<int64_t> shape) const {
+  int64_t tiles = 1;
+  for (auto [size, tile] : llvm::zip(shape, getTileShape(shape)))
+    tiles *= llvm::divideCeil(size, tile);
+  return tiles;
+}

@@ -41,8 +41,48 @@ void KernelDialect::initialize() {
       >();
 }
 
+/// Verifies `kernel.out_layouts` on `op`: one entry per result, a
+/// #kernel.layout for a vector of rank >= 1 whose dimensions its tiles
+/// divide, `unit` for another result.
+static LogicalResult verifyOutLayouts(Operation *op, Attribute value) {
+  auto array = dyn_cast<ArrayAttr>(value);
+  if (!array)
+    return op->emitError() << "'" << KernelDialect::getOutLayoutsAttrName()
+                           << "' must be an array of #kernel.layout, got "
+                           << value;
+  if (array.size() != op->getNumResults())
+    return op->emitError() << "'" << KernelDialect::getOutLayoutsAttrName()
+                           << "' has " << array.size()
+                           << " entries for an op with " << op->getNumResults()
+                           << " results";
+  for (auto [i, entry, result] :
+       llvm::enumerate(array.getValue(), op->getResults())) {
+    auto type = dyn_cast<VectorType>(result.getType());
+    auto layout = dyn_cast<VectorLayoutAttr>(entry);
+    if (!type || type.getRank() == 0) {
+      if (!isa<UnitAttr>(entry))
+        return op->emitError()
+               << "result " << i << " of type " << result.getType()
+               << " has no vector layout, got " << entry;
+      continue;
+    }
+    if (!layout)
+      return op->emitError() << "result " << i << " of type " << type
+                             << " needs a #kernel.layout, got " << entry;
+    for (auto [size, tile] :
+         llvm::zip(type.getShape(), layout.getTileShape(type.getShape())))
+      if (size % tile != 0)
+        return op->emitError()
+               << "layout " << layout << " of result " << i << " does not tile "
+               << type << ": the tile sizes must divide the shape";
+  }
+  return success();
+}
+
 LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == getOutLayoutsAttrName())
+    return verifyOutLayouts(op, attr.getValue());
   if (attr.getName() != getTargetAttrName())
     return op->emitError() << "unknown kernel dialect attribute '"
                            << attr.getName().getValue() << "'";

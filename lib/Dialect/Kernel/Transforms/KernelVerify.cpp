@@ -17,6 +17,7 @@
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Dialect/Kernel/Transforms/VectorLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -954,6 +955,8 @@ struct KernelVerifyPass
 
           if (!checkedBodies.insert(body).second)
             return;
+          // The vector math the layout passes rewrite onto tiles.
+          ok &= succeeded(verifyVectorLayoutSupport(body));
           // Pallas has no lowering of a pallas_call inside a kernel.
           body.walk([&](CallOp nested) {
             nested.emitOpError()

@@ -200,4 +200,47 @@ def Kernel_CostEstimateAttr : Kernel_Attr<"CostEstimate", "cost"> {
   let genVerifyDecl = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// VectorLayoutAttr
+//===----------------------------------------------------------------------===//
+
+def Kernel_VectorLayoutAttr : Kernel_Attr<"VectorLayout", "layout"> {
+  let summary = "the native tiling of a vector value in a kernel body";
+  let description = [{
+    How a vector value of a kernel body maps onto native vector registers,
+    as Mosaic's vector layouts do: the tile of its trailing dimensions that
+    one register holds (or, for a dimension smaller than the native size,
+    the whole dimension). A vector of rank 2 or more has a tile of its last
+    two dimensions (`[sublanes, lanes]`; leading dimensions are tiled by 1),
+    a vector of rank 1 a tile of its one dimension. The native tiles are
+    `(8, 128)` for 32-bit elements, `(16, 128)` for 16-bit and `(32, 128)`
+    for 8-bit ones (packed registers), `128 * 32 / bitwidth` lanes for
+    rank 1; masks take the tiling of the values they compare.
+
+    `kernel-infer-vector-layout` gives every vector result of a kernel body
+    a layout (discardable attribute `kernel.out_layouts`, one entry per
+    result, `unit` for results that are not vectors, as Mosaic's
+    `out_layout`); `kernel-apply-vector-layout` rewrites the ops of values
+    that span more than one tile onto tiles of their layouts.
+
+    ```mlir
+    %s = arith.addf %a, %b {kernel.out_layouts = [#kernel.layout<[8, 128]>]}
+        : vector<256x512xf32>
+    ```
+
+    Each tile size divides its dimension.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t", "tile sizes">:$tiling);
+  let assemblyFormat = "`<` `[` $tiling `]` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The tile of a vector of `shape` with this layout, one size per
+    /// dimension (1 for leading dimensions).
+    ::llvm::SmallVector<int64_t>
+    getTileShape(::llvm::ArrayRef<int64_t> shape) const;
+    /// The number of tiles of a vector of `shape` with this layout.
+    int64_t getNumTiles(::llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
 #endif // TESSERA_DIALECT_KERNEL_IR_KERNELATTRS_TD

@@ -76,6 +76,11 @@ def Kernel_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("kernel.target");
     }
+    /// The name of the op attribute that holds the vector layouts of the
+    /// op's results (kernel-infer-vector-layout).
+    static constexpr ::llvm::StringLiteral getOutLayoutsAttrName() {
+      return ::llvm::StringLiteral("kernel.out_layouts");
+    }
   }];
 }
 
