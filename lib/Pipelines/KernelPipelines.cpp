@@ -7,6 +7,7 @@
 #include "tessera/Pipelines/Pipelines.h"
 
 #include "tessera/Conversion/Passes.h"
+#include "tessera/Dialect/Kernel/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -15,6 +16,8 @@ namespace mlir::tessera {
 
 void buildKernelLoweringPipeline(OpPassManager &pm,
                                  kernel::KernelLoweringMode mode) {
+  pm.addPass(kernel::createKernelInferVectorLayoutPass());
+  pm.addPass(kernel::createKernelApplyVectorLayoutPass());
   ConvertKernelToRuntimePassOptions options;
   options.mode = mode;
   pm.addPass(createConvertKernelToRuntimePass(options));
@@ -24,14 +27,16 @@ void registerKernelLoweringPipelines() {
   PassPipelineRegistration<>(
       "kernel-lower-pipelined",
       "Lowers kernel.calls to loops over double-buffered VMEM windows (the "
-      "Pallas TPU pipeline): convert-kernel-to-runtime{mode=pipelined}",
+      "Pallas TPU pipeline): kernel-infer-vector-layout, "
+      "kernel-apply-vector-layout, convert-kernel-to-runtime{mode=pipelined}",
       [](OpPassManager &pm) {
         buildKernelLoweringPipeline(pm, kernel::KernelLoweringMode::Pipelined);
       });
   PassPipelineRegistration<>(
       "kernel-lower-interpret",
       "Lowers kernel.calls to sequential code with run-time checks (Pallas's "
-      "interpret mode): convert-kernel-to-runtime{mode=interpret}",
+      "interpret mode): kernel-infer-vector-layout, "
+      "kernel-apply-vector-layout, convert-kernel-to-runtime{mode=interpret}",
       [](OpPassManager &pm) {
         buildKernelLoweringPipeline(pm, kernel::KernelLoweringMode::Interpret);
       });

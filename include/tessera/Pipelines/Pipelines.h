@@ -74,7 +74,8 @@ void buildTesseraCpuPipeline(OpPassManager &pm,
 void registerTesseraCpuPipeline();
 
 /// The lowering of a module's `kernel.call`s in `mode` (the
-/// `kernel-lower-pipelined` and `kernel-lower-interpret` pipelines):
+/// `kernel-lower-pipelined` and `kernel-lower-interpret` pipelines): the
+/// vector layouts of the kernel bodies inferred and applied, then
 /// `convert-kernel-to-runtime` with that mode.
 void buildKernelLoweringPipeline(OpPassManager &pm,
                                  kernel::KernelLoweringMode mode);

@@ -20,6 +20,7 @@
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
+#include "tessera/Dialect/Kernel/Transforms/VectorLayout.h"
 #include "tessera/Runtime/KernelABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,39 +45,6 @@ using namespace mlir::tessera::kernel::lowering;
 // Vector loads and stores
 //===----------------------------------------------------------------------===//
 
-/// Calls `fn` with every position of `shape` in row-major order.
-static void forEachPosition(ArrayRef<int64_t> shape,
-                            function_ref<void(ArrayRef<int64_t>)> fn) {
-  SmallVector<int64_t> position(shape.size(), 0);
-  if (llvm::any_of(shape, [](int64_t d) { return d == 0; }))
-    return;
-  while (true) {
-    fn(position);
-    int64_t d = static_cast<int64_t>(shape.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++position[d] < shape[d])
-        break;
-      position[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
-/// `indices` advanced by `position` along the last dimensions, where the
-/// row of a vector of rank `position.size() + 1` starts.
-static SmallVector<Value> rowIndices(OpBuilder &b, Location loc,
-                                     ValueRange indices,
-                                     ArrayRef<int64_t> position) {
-  SmallVector<Value> result(indices.begin(), indices.end());
-  size_t first = indices.size() - position.size() - 1;
-  for (auto [k, p] : llvm::enumerate(position))
-    if (p != 0)
-      result[first + k] = arith::AddIOp::create(b, loc, result[first + k],
-                                                constantIndex(b, loc, p));
-  return result;
-}
-
 /// A vector of `type` filled with the poison value (zeros if none).
 static Value poisonVector(OpBuilder &b, Location loc, VectorType type) {
   TypedAttr scalar = getPoisonAttr(type.getElementType());
@@ -86,33 +54,81 @@ static Value poisonVector(OpBuilder &b, Location loc, VectorType type) {
                                    DenseElementsAttr::get(type, scalar));
 }
 
+/// The bytes of the row of `length` booleans at `at` in `memref` (a memref
+/// of i1, one byte per element in memory), as a memref of i8: vectors of i1
+/// are bit-packed in LLVM's loads and stores, so booleans move as bytes.
+static Value getByteRow(OpBuilder &b, Location loc, RuntimeCalls &runtime,
+                        Value memref, ValueRange at, int64_t length) {
+  Value address = runtime.getElementAddress(b, loc, memref, at);
+  return createMemRefAt(b, loc, address,
+                        MemRefType::get({length}, b.getI8Type()));
+}
+
+/// Loads the row of `rowType` at `at` (masked-out lanes from `passthru`).
+static Value loadRow(OpBuilder &b, Location loc, RuntimeCalls &runtime,
+                     Value memref, ValueRange at, VectorType rowType,
+                     Value mask, Value passthru) {
+  if (!rowType.getElementType().isInteger(1)) {
+    if (mask)
+      return vector::MaskedLoadOp::create(b, loc, rowType, memref, at, mask,
+                                          passthru);
+    return vector::LoadOp::create(b, loc, rowType, memref, at);
+  }
+  auto byteType = VectorType::get(rowType.getShape(), b.getI8Type());
+  Value bytes = getByteRow(b, loc, runtime, memref, at, rowType.getDimSize(0));
+  Value zero = constantIndex(b, loc, 0);
+  Value loaded =
+      mask ? vector::MaskedLoadOp::create(
+                 b, loc, byteType, bytes, ValueRange{zero}, mask,
+                 arith::ExtUIOp::create(b, loc, byteType, passthru))
+                 .getResult()
+           : vector::LoadOp::create(b, loc, byteType, bytes, ValueRange{zero})
+                 .getResult();
+  return arith::TruncIOp::create(b, loc, rowType, loaded);
+}
+
+/// Stores the row `row` at `at` (only the lanes of `mask`, if any).
+static void storeRow(OpBuilder &b, Location loc, RuntimeCalls &runtime,
+                     Value row, Value memref, ValueRange at, Value mask) {
+  auto rowType = cast<VectorType>(row.getType());
+  if (rowType.getElementType().isInteger(1)) {
+    auto byteType = VectorType::get(rowType.getShape(), b.getI8Type());
+    memref = getByteRow(b, loc, runtime, memref, at, rowType.getDimSize(0));
+    row = arith::ExtUIOp::create(b, loc, byteType, row);
+    SmallVector<Value> zero{constantIndex(b, loc, 0)};
+    if (mask)
+      vector::MaskedStoreOp::create(b, loc, memref, zero, mask, row);
+    else
+      vector::StoreOp::create(b, loc, row, memref, zero);
+    return;
+  }
+  if (mask)
+    vector::MaskedStoreOp::create(b, loc, memref, at, mask, row);
+  else
+    vector::StoreOp::create(b, loc, row, memref, at);
+}
+
 /// Loads a vector covering the last dimensions of `memref` from `indices`,
 /// one 1-D load per row.
-static Value loadVector(OpBuilder &b, Location loc, Value memref,
-                        ValueRange indices, VectorType type, Value mask) {
+static Value loadVector(OpBuilder &b, Location loc, RuntimeCalls &runtime,
+                        Value memref, ValueRange indices, VectorType type,
+                        Value mask) {
   Value passthru = mask ? poisonVector(b, loc, type) : Value();
-  if (type.getRank() == 1) {
-    if (mask)
-      return vector::MaskedLoadOp::create(b, loc, type, memref, indices, mask,
-                                          passthru);
-    return vector::LoadOp::create(b, loc, type, memref, indices);
-  }
+  if (type.getRank() == 1)
+    return loadRow(b, loc, runtime, memref, indices, type, mask, passthru);
   auto rowType =
       VectorType::get({type.getShape().back()}, type.getElementType());
   Value result =
       mask ? passthru
            : arith::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult();
-  forEachPosition(type.getShape().drop_back(), [&](ArrayRef<int64_t> pos) {
-    SmallVector<Value> at = rowIndices(b, loc, indices, pos);
-    Value row;
+  forEachVectorRow(type.getShape(), [&](ArrayRef<int64_t> pos) {
+    SmallVector<Value> at = getVectorRowIndices(b, loc, indices, pos);
+    Value rowMask, rowPass;
     if (mask) {
-      Value rowMask = vector::ExtractOp::create(b, loc, mask, pos);
-      Value rowPass = vector::ExtractOp::create(b, loc, passthru, pos);
-      row = vector::MaskedLoadOp::create(b, loc, rowType, memref, at, rowMask,
-                                         rowPass);
-    } else {
-      row = vector::LoadOp::create(b, loc, rowType, memref, at);
+      rowMask = vector::ExtractOp::create(b, loc, mask, pos);
+      rowPass = vector::ExtractOp::create(b, loc, passthru, pos);
     }
+    Value row = loadRow(b, loc, runtime, memref, at, rowType, rowMask, rowPass);
     result = vector::InsertOp::create(b, loc, row, result, pos);
   });
   return result;
@@ -120,25 +136,21 @@ static Value loadVector(OpBuilder &b, Location loc, Value memref,
 
 /// Stores `value` (a vector covering the last dimensions of `memref`) at
 /// `indices`, one 1-D store per row.
-static void storeVector(OpBuilder &b, Location loc, Value value, Value memref,
-                        ValueRange indices, Value mask) {
+static void storeVector(OpBuilder &b, Location loc, RuntimeCalls &runtime,
+                        Value value, Value memref, ValueRange indices,
+                        Value mask) {
   auto type = cast<VectorType>(value.getType());
   if (type.getRank() == 1) {
-    if (mask)
-      vector::MaskedStoreOp::create(b, loc, memref, indices, mask, value);
-    else
-      vector::StoreOp::create(b, loc, value, memref, indices);
+    storeRow(b, loc, runtime, value, memref, indices, mask);
     return;
   }
-  forEachPosition(type.getShape().drop_back(), [&](ArrayRef<int64_t> pos) {
-    SmallVector<Value> at = rowIndices(b, loc, indices, pos);
+  forEachVectorRow(type.getShape(), [&](ArrayRef<int64_t> pos) {
+    SmallVector<Value> at = getVectorRowIndices(b, loc, indices, pos);
     Value row = vector::ExtractOp::create(b, loc, value, pos);
-    if (mask) {
-      Value rowMask = vector::ExtractOp::create(b, loc, mask, pos);
-      vector::MaskedStoreOp::create(b, loc, memref, at, rowMask, row);
-    } else {
-      vector::StoreOp::create(b, loc, row, memref, at);
-    }
+    Value rowMask =
+        mask ? vector::ExtractOp::create(b, loc, mask, pos).getResult()
+             : Value();
+    storeRow(b, loc, runtime, row, memref, at, rowMask);
   });
 }
 
@@ -358,7 +370,7 @@ LowerLoad::matchAndRewrite(LoadOp op, OpAdaptor adaptor,
   Type type = op.getResult().getType();
   auto emit = [&](OpBuilder &nb, Location nl) -> Value {
     if (auto vectorType = dyn_cast<VectorType>(type))
-      return loadVector(nb, nl, ref, indices, vectorType, mask);
+      return loadVector(nb, nl, body.runtime, ref, indices, vectorType, mask);
     if (mask) {
       auto ifOp = scf::IfOp::create(
           nb, nl, mask,
@@ -427,7 +439,7 @@ LowerStore::matchAndRewrite(StoreOp op, OpAdaptor adaptor,
   Value value = adaptor.getValue();
   auto emit = [&](OpBuilder &nb, Location nl) {
     if (isa<VectorType>(value.getType())) {
-      storeVector(nb, nl, value, ref, indices, mask);
+      storeVector(nb, nl, body.runtime, value, ref, indices, mask);
       return;
     }
     if (mask) {

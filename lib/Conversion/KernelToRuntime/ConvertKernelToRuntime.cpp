@@ -133,11 +133,10 @@ static LogicalResult checkBody(func::FuncOp fn, const BodyInfo &info) {
 }
 
 /// Prepares the bodies registered by the call patterns for their patterns:
-/// their whole-block vectors tiled, their linalg ops and DMA directions
-/// recorded (from the memory spaces, before they are dropped).
+/// their linalg ops and DMA directions recorded (from the memory spaces,
+/// before they are dropped).
 static void prepareBody(func::FuncOp fn, BodyInfo &info,
                         KernelLoweringState::Impl &state) {
-  tileWholeBlockVectors(fn);
   fn.walk([&](Operation *op) {
     if (isa<linalg::LinalgOp>(op)) {
       state.bodyLinalgOps.insert(op);

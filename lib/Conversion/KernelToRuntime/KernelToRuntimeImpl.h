@@ -245,10 +245,6 @@ Value createMemRefAt(OpBuilder &b, Location loc, Value address,
 /// The bytes of one element of `type` in memory.
 int64_t getElementBytes(Type type);
 
-/// Rewrites the whole-block vector chains of `body` into loops over tiles
-/// (WholeBlockVectors.cpp).
-void tileWholeBlockVectors(func::FuncOp body);
-
 //===----------------------------------------------------------------------===//
 // The state of a conversion
 //===----------------------------------------------------------------------===//

@@ -273,30 +273,25 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // -----
 
 // Tests that a whole-block reduction (Pallas's `o_ref[...] =
-// jnp.sum(jnp.exp(x_ref[...]), axis=0)`) runs tile by tile: each (8, 128)
-// tile of the chain before it is reduced into its part of an accumulator
-// buffer (initialized with the reduction's accumulator), loaded as the
-// result after the loops; a reduction to a scalar accumulates in a 0-d
-// buffer. No whole-block vector is left.
+// jnp.sum(jnp.exp(x_ref[...]), axis=0)`) runs on (8, 128) tiles (the layout
+// passes of the pipeline): per tile of the kept columns, a loop over the
+// row tiles accumulates exp of each tile in registers, then one
+// multi_reduction of the tile is stored into the result's layout buffer,
+// which comes from the core's VMEM arena (1 KiB); a reduction to a scalar
+// needs no buffer. No whole-block vector is left.
 // CHECK-LABEL: func.func private @body_pipelined0(
-// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<256xf32>
-// CHECK-DAG: %[[TOTAL:.*]] = memref.alloca() : memref<f32>
 // CHECK-NOT: vector<32x256xf32>
-// CHECK: vector.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<256xf32>, vector<256xf32>
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: call @tessera_rt_kernel_arena_mark
+// CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c1024_i64)
+// CHECK: %[[ACC:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<256xf32>
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PART:.*]] = %{{.*}}) -> (vector<8x128xf32>) {
 // CHECK: math.exp %{{.*}} : vector<8x128xf32>
-// CHECK: %[[PART:.*]] = vector.load %[[ACC]][%[[C]]] : memref<256xf32>, vector<128xf32>
-// CHECK: %[[SUM:.*]] = vector.multi_reduction <add>, %{{.*}}, %[[PART]] [0] : vector<8x128xf32> to vector<128xf32>
-// CHECK: vector.store %[[SUM]], %[[ACC]][%[[C]]] : memref<256xf32>, vector<128xf32>
-// CHECK: vector.load %[[ACC]][%{{.*}}] : memref<256xf32>, vector<256xf32>
-// CHECK: memref.store %{{.*}}, %[[TOTAL]][] : memref<f32>
-// CHECK: scf.for
-// CHECK: scf.for
-// CHECK: %[[T:.*]] = memref.load %[[TOTAL]][] : memref<f32>
-// CHECK: %[[M:.*]] = vector.multi_reduction <maxnumf>, %{{.*}}, %[[T]] [0, 1] : vector<8x128xf32> to f32
-// CHECK: memref.store %[[M]], %[[TOTAL]][] : memref<f32>
-// CHECK: memref.load %[[TOTAL]][] : memref<f32>
+// CHECK: arith.addf %{{.*}}, %[[PART]] : vector<8x128xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<8x128xf32> to vector<128xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[ACC]][%[[C]]] {in_bounds = [true]} : vector<128xf32>, memref<256xf32>
+// CHECK: vector.multi_reduction <maxnumf>, %{{.*}}, %{{.*}} [0, 1] : vector<8x128xf32> to f32
+// CHECK: call @tessera_rt_kernel_arena_release
 // CHECK-NOT: vector<32x256xf32>
 // CHECK-LABEL: func.func private @body_pipelined0_core
 module attributes {kernel.target = #kernel.target<"v5e">} {
@@ -329,16 +324,19 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // Tests that a whole-block contraction (Pallas's `jnp.dot(x_ref[0],
 // y_ref[...])`) becomes a linalg op of the same maps on the views the
-// blocks were loaded from, accumulating into a stack buffer that starts as
-// the contraction's accumulator (stored tile by tile); the result is loaded
-// from it by a chain that runs tile by tile. No whole-block vector is left.
+// blocks were loaded from (constant indices inside the blocks),
+// accumulating into a layout buffer from the core's VMEM arena that starts
+// as the contraction's accumulator (stored tile by tile); the result is
+// read from it tile by tile. No whole-block vector is left.
 // CHECK-LABEL: func.func private @body_pipelined0(
 // CHECK-SAME: %{{[^:]*}}: index, %[[X:[^:]*]]: memref<2x64x128xf32>, %[[Y:[^:]*]]: memref<128x128xf32>
-// CHECK: %[[ACC:.*]] = memref.alloca() : memref<64x128xf32>
 // CHECK-NOT: vector<64x128xf32>
-// CHECK: vector.store %{{.*}}, %[[ACC]][%{{.*}}, %{{.*}}] : memref<64x128xf32>, vector<128xf32>
-// CHECK: %[[XV:.*]] = memref.subview %[[X]][%{{.*}}, %{{.*}}, %{{.*}}] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf32> to memref<64x128xf32, strided<[128, 1], offset: ?>>
-// CHECK: %[[YV:.*]] = memref.subview %[[Y]][%{{.*}}, %{{.*}}] [128, 128] [1, 1]
+// CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c32768_i64)
+// CHECK: %[[ACC:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<64x128xf32>
+// CHECK: %[[XV:.*]] = memref.subview %[[X]][1, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf32> to memref<64x128xf32, strided<[128, 1], offset: 8192>>
+// CHECK: %[[YV:.*]] = memref.subview %[[Y]][0, 0] [128, 128] [1, 1]
+// CHECK: scf.for
+// CHECK: vector.transfer_write %{{.*}}, %[[ACC]][%{{.*}}, %{{.*}}] {in_bounds = [true, true]} : vector<8x128xf32>, memref<64x128xf32>
 // CHECK: %[[XT:.*]] = bufferization.to_tensor %[[XV]] restrict
 // CHECK: %[[YT:.*]] = bufferization.to_tensor %[[YV]] restrict
 // CHECK: %[[AT:.*]] = bufferization.to_tensor %[[ACC]] restrict writable
@@ -347,7 +345,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: arith.addf
 // CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[ACC]]
 // CHECK: scf.for
-// CHECK: vector.load %[[ACC]]
+// CHECK: vector.transfer_read %[[ACC]]
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8x128xf32>
 // CHECK-NOT: vector<64x128xf32>
 // CHECK-LABEL: func.func private @body_pipelined0_core
@@ -378,12 +376,14 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 
 // -----
 
-// Tests that the accumulator of a contraction larger than 64 KiB (here
-// 128 KiB) is allocated on the heap where the contraction was (freed by
-// tessera-cpu's buffer deallocation), not on the core's stack.
+// Tests that the accumulator of a 128 KiB contraction is a layout buffer in
+// the core's VMEM arena (counted in the VMEM high-water mark), neither on
+// the core's stack nor on the heap.
 // CHECK-LABEL: func.func private @body_pipelined0(
 // CHECK-NOT: memref.alloca() : memref<256x128xf32>
-// CHECK: %[[ACC:.*]] = memref.alloc() : memref<256x128xf32>
+// CHECK-NOT: memref.alloc() : memref<256x128xf32>
+// CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c131072_i64)
+// CHECK: to memref<256x128xf32>
 // CHECK: linalg.generic
 // CHECK-SAME: outs(%{{.*}} : tensor<256x128xf32>)
 // CHECK-LABEL: func.func private @body_pipelined0_core
@@ -412,18 +412,19 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // -----
 
 // Tests that an operand of a whole-block contraction computed in the body
-// (`jnp.dot(x_ref[...], jnp.exp(y_ref[...]))`) is stored tile by tile into a
-// buffer of its shape, which the linalg op reads; the loaded operand is
-// read where it was loaded.
+// (`jnp.dot(x_ref[...], jnp.exp(y_ref[...]))`) is stored tile by tile into
+// a layout buffer of its shape, which the linalg op reads; the loaded
+// operand is read where it was loaded.
 // CHECK-LABEL: func.func private @body_pipelined0(
 // CHECK-SAME: %{{[^:]*}}: index, %[[X:[^:]*]]: memref<64x128xf32>
-// CHECK-DAG: %[[EXP:.*]] = memref.alloca() : memref<128x128xf32>
-// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<64x128xf32>
 // CHECK-NOT: vector<128x128xf32>
-// CHECK: %[[XV:.*]] = memref.subview %[[X]]
+// CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c65536_i64)
+// CHECK: %[[EXP:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<128x128xf32>
+// CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c32768_i64)
 // CHECK: scf.for
 // CHECK: math.exp %{{.*}} : vector<8x128xf32>
-// CHECK: vector.store %{{.*}}, %[[EXP]]
+// CHECK: vector.transfer_write %{{.*}}, %[[EXP]]
+// CHECK: %[[XV:.*]] = memref.subview %[[X]]
 // CHECK: %[[XT:.*]] = bufferization.to_tensor %[[XV]] restrict
 // CHECK: %[[ET:.*]] = bufferization.to_tensor %[[EXP]] restrict
 // CHECK: linalg.generic {{.*}} ins(%[[XT]], %[[ET]] : tensor<64x128xf32>, tensor<128x128xf32>)
@@ -455,10 +456,25 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // -----
 
 // Tests that a chain whose store overwrites the buffer it loads from at
-// other indices stays whole (tile by tile, later tiles would read what
-// earlier ones wrote).
+// other indices reads a copy: tile by tile, later tiles would otherwise
+// read what earlier ones wrote, so the loaded block is first copied into a
+// layout buffer, which the chain reads.
 // CHECK-LABEL: func.func private @body_pipelined0(
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x256xf32>
+// CHECK-SAME: %{{[^:]*}}: index, %[[X:[^:]*]]: memref<16x256xf32>, %[[O:[^:]*]]: memref<16x256xf32>)
+// CHECK-NOT: vector<8x256xf32>
+// CHECK: %[[COPY:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<8x256xf32>
+// CHECK: scf.for
+// CHECK: vector.load %[[X]]
+// CHECK: vector.store %{{.*}}, %[[O]]
+// CHECK: scf.for
+// CHECK: vector.load %[[O]]
+// CHECK: vector.transfer_write %{{.*}}, %[[COPY]]
+// CHECK: scf.for
+// CHECK: vector.transfer_read %[[COPY]]
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK: vector.store %{{.*}}, %[[O]]
+// CHECK-NOT: vector<8x256xf32>
+// CHECK-LABEL: func.func private @body_pipelined0_core
 module attributes {kernel.target = #kernel.target<"v5e">} {
   func.func @body(%x: memref<16x256xf32, #kernel.space<vmem>>, %o: memref<16x256xf32, #kernel.space<vmem>>) {
     %c0 = arith.constant 0 : index
