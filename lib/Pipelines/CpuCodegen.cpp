@@ -40,6 +40,7 @@
 
 #include "tessera/Pipelines/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -666,6 +667,21 @@ unsigned getVectorLoop(linalg::LinalgOp op) {
   return best;
 }
 
+/// True if every result of the reduction `op` combines into its accumulator
+/// with one op that has a neutral element (the form partial-reduction
+/// tiling needs; asked first so that the tiling does not report an error
+/// when it has none, as for a select on a comparison with the accumulator).
+bool hasPartialReductionForm(linalg::LinalgOp op) {
+  SmallVector<BlockArgument> outputs(op.getRegionOutputArgs());
+  for (unsigned i = 0, e = op.getNumDpsInits(); i < e; ++i) {
+    SmallVector<Operation *, 4> combiners;
+    if (!matchReduction(outputs, i, combiners) || combiners.size() != 1 ||
+        !arith::getNeutralElement(combiners[0]))
+      return false;
+  }
+  return true;
+}
+
 /// Tiles `op` to 1 along every loop but `vectorLoop`, a reduction, along
 /// which `vector` partial results accumulate (the reduction is reassociated)
 /// and are combined after the loop, and vectorizes the tiles. Where the
@@ -677,8 +693,9 @@ void tileAndVectorizeReduction(RewriterBase &rewriter, linalg::LinalgOp op,
                                unsigned vectorLoop, int64_t vector,
                                ArrayRef<int64_t> order) {
   Type elementType = getElementTypeOrSelf(op.getDpsInits()[0]);
-  bool reassociate =
-      !isa<FloatType>(elementType) || elementType.getIntOrFloatBitWidth() >= 32;
+  bool reassociate = (!isa<FloatType>(elementType) ||
+                      elementType.getIntOrFloatBitWidth() >= 32) &&
+                     hasPartialReductionForm(op);
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> sizes(numLoops, 1);
   sizes[vectorLoop] = 0;

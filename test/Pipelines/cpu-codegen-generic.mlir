@@ -1,4 +1,5 @@
 // RUN: tessera-opt %s --split-input-file --tessera-cpu-codegen="vector-bits=512 vector-registers=32 l1-cache-bytes=49152 l2-cache-bytes=1048576" | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --tessera-cpu-codegen="vector-bits=512 vector-registers=32 l1-cache-bytes=49152 l2-cache-bytes=1048576" --verify-diagnostics -o /dev/null
 
 // Tests that tessera-cpu-codegen vectorizes the linalg ops that are not
 // contractions: one vector of 4 registers (64 f32 on AVX-512) along the loop
@@ -104,4 +105,34 @@ func.func @conv(%i: tensor<1x10x10x8xf32>, %f: tensor<3x3x8x64xf32>, %c: tensor<
   %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%i, %f : tensor<1x10x10x8xf32>, tensor<3x3x8x64xf32>) outs(%c : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
   return %r : tensor<1x8x8x64xf32>
+}
+
+// -----
+
+// A reduction whose combiner is no single op with a neutral element (a
+// select on a comparison with the accumulator, of a value that reads
+// linalg.index) has no partial form: it is tiled along the reduced loop
+// and its tiles reduce in order, and nothing is reported (the second RUN
+// line fails on any diagnostic; the partial-reduction tiling used to report
+// "Failed to anaysis the reduction operation" before falling back).
+
+// CHECK-LABEL: func.func @select_max
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 iter_args(%{{.*}} = %{{.*}}) -> (tensor<1xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x64xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK: linalg.index 1
+func.func @select_max(%x: tensor<8x512xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x512xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%v: f32, %m: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %w = arith.addf %v, %jf : f32
+    %gt = arith.cmpf ogt, %w, %m : f32
+    %nm = arith.select %gt, %w, %m : f32
+    linalg.yield %nm : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
 }
