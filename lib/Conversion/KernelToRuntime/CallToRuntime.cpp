@@ -38,7 +38,6 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/STLExtras.h"
 
-#include <cmath>
 #include <vector>
 
 using namespace mlir;
@@ -798,68 +797,6 @@ std::pair<int64_t, unsigned> CallLowering::getCoreSplit() {
   if (parallel == 0 || cores <= 1)
     return {1, 0};
   return {cores, parallel};
-}
-
-/// The floating-point arithmetic of one run of `region`: an element per
-/// arith/math op with a floating-point result, 2 * sqrt(lhs * rhs * acc) per
-/// contraction (2MNK for a matmul), loops with constant bounds times their trip
-/// count, the larger branch of a conditional.
-static int64_t countFlops(Region &region) {
-  int64_t total = 0;
-  auto elements = [](Type type) -> int64_t {
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      return shaped.hasStaticShape() ? shaped.getNumElements() : 1;
-    return 1;
-  };
-  for (Block &block : region) {
-    for (Operation &op : block) {
-      if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-        std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-        std::optional<int64_t> st = getConstantIntValue(loop.getStep());
-        int64_t trips = lb && ub && st && *st > 0
-                            ? std::max<int64_t>(0, (*ub - *lb + *st - 1) / *st)
-                            : 1;
-        total += trips * countFlops(loop.getRegion());
-        continue;
-      }
-      if (auto branch = dyn_cast<scf::IfOp>(op)) {
-        total += std::max(countFlops(branch.getThenRegion()),
-                          countFlops(branch.getElseRegion()));
-        continue;
-      }
-      if (isa<vector::ContractionOp, linalg::MatmulOp, linalg::BatchMatmulOp>(
-              op)) {
-        double product = 1;
-        for (Value operand : op.getOperands().take_front(3))
-          product *= static_cast<double>(elements(operand.getType()));
-        total += 2 * static_cast<int64_t>(std::sqrt(product) + 0.5);
-        continue;
-      }
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-        int64_t perElement = 0;
-        linalgOp->walk([&](Operation *inner) {
-          if (isa<arith::ArithDialect, math::MathDialect>(
-                  inner->getDialect()) &&
-              !isa<arith::ConstantOp>(inner) && inner->getNumResults() == 1 &&
-              isa<FloatType>(inner->getResult(0).getType()))
-            ++perElement;
-        });
-        int64_t largest = 1;
-        for (Value operand : op.getOperands())
-          largest = std::max(largest, elements(operand.getType()));
-        total += perElement * largest;
-        continue;
-      }
-      if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
-          !isa<arith::ConstantOp>(op) && op.getNumResults() == 1 &&
-          isa<FloatType>(getElementTypeOrSelf(op.getResult(0).getType())))
-        total += elements(op.getResult(0).getType());
-      for (Region &nested : op.getRegions())
-        total += countFlops(nested);
-    }
-  }
-  return total;
 }
 
 int64_t CallLowering::getFlops() {

@@ -245,6 +245,13 @@ Value createMemRefAt(OpBuilder &b, Location loc, Value address,
 /// The bytes of one element of `type` in memory.
 int64_t getElementBytes(Type type);
 
+/// The arithmetic of one run of `region` (FlopCount.cpp): 2 M N K per
+/// contraction (a vector.contract, or a linalg op: its body's operations
+/// times its iterations), an element per arithmetic op on floats (and on
+/// integer vectors) and per element reduced, loops with constant bounds
+/// times their trip count, the larger branch of a conditional.
+int64_t countFlops(Region &region);
+
 //===----------------------------------------------------------------------===//
 // The state of a conversion
 //===----------------------------------------------------------------------===//
