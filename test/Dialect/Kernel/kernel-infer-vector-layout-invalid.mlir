@@ -131,3 +131,20 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     return %0 : tensor<16x128xf32>
   }
 }
+
+// -----
+
+// Tests a scalable vector, which has no native tiling (TPU vectors have
+// fixed shapes), in a kernel body.
+module attributes {kernel.target = #kernel.target<"v5e">} {
+  func.func @body(%x: memref<8x128xf32, #kernel.space<vmem>>, %o: memref<8x128xf32, #kernel.space<vmem>>) {
+    // expected-error @+1 {{'arith.constant' op Not implemented: scalable vectors in a kernel body}}
+    %c = arith.constant dense<1.0> : vector<[4]xf32>
+    %d = arith.addf %c, %c : vector<[4]xf32>
+    return
+  }
+  func.func @scalable(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+    %0 = kernel.call @body(%x) grid = [] in_specs = [#kernel.block<full>] out_specs = [#kernel.block<full>] : (tensor<8x128xf32>) -> tensor<8x128xf32>
+    return %0 : tensor<8x128xf32>
+  }
+}

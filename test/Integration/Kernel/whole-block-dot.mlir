@@ -1,25 +1,33 @@
 // Tests whole-block contractions in kernel bodies (Pallas's
 // `acc_ref[...] += jnp.dot(x_ref[...], y_ref[...])`): vector.contract of
-// two (128, 128) blocks, which the lowerings rewrite as a linalg op on the
-// buffers the blocks were loaded from (tiled and vectorized by tessera-cpu;
-// as one vector contraction LLVM took more than 5 minutes): a float matmul
-// accumulated over the k axis of the grid into a resident output block, from
-// bf16 operands into an f32 accumulator, and an integer product with the
-// right operand transposed (maps (i, k), (j, k)) and computed in the body
-// (2 y, stored tile by tile into a buffer the linalg op reads), whose
-// (256, 256) accumulator is allocated on the heap. The float operands are
-// whole numbers in [-8, 8), so every sum is exact in any order. Each is
-// compared with linalg on the whole arrays in the same module (result1 and
-// result3 count the elements that differ); --check compares the pipelined
-// run with the interpret run.
+// two (128, 128) blocks, which the vector layout passes rewrite as a linalg
+// op on the buffers the blocks were loaded from (tiled and vectorized by
+// tessera-cpu; as one vector contraction LLVM took more than 5 minutes): a
+// float matmul accumulated over the k axis of the grid into a resident
+// output block, from bf16 operands into an f32 accumulator, and an integer
+// product with the right operand transposed (maps (i, k), (j, k)) and
+// computed in the body (2 y, stored tile by tile into a layout buffer the
+// linalg op reads), whose (256, 256) accumulator is a 256 KiB layout buffer
+// in VMEM. The float operands are whole numbers in [-8, 8), so every sum is
+// exact in any order. Each is compared with linalg on the whole arrays in
+// the same module (result1 and result3 count the elements that differ);
+// --check compares the pipelined run with the interpret run.
 // RUN: tessera-run %s --random-inputs --seed 5 --check | FileCheck %s
-// RUN: tessera-run %s --random-inputs --seed 5 --kernel-mode=interpret | FileCheck %s --check-prefix=ZERO
+// RUN: tessera-run %s --random-inputs --seed 5 --kernel-mode=interpret --stats | FileCheck %s --check-prefix=ZERO
 
 // CHECK: result1: i32[] = [0]
 // CHECK: result3: i32[] = [0]
 // CHECK: check: all 4 results match the single-device reference (kernels in interpret mode)
 // ZERO: result1: i32[] = [0]
 // ZERO: result3: i32[] = [0]
+// The FLOPs are 2 M N K per contraction (and one per element of 2 y), and
+// the VMEM high-water mark of @nt_body counts its layout buffers: the
+// (256, 256) i32 accumulator and the (256, 128) buffer of 2 y (384 KiB) on
+// top of its 512 KiB of blocks.
+// ZERO: stats: kernel @matmul_body on device 0: interpret
+// ZERO: stats:   50331648 FLOPs,
+// ZERO: stats: kernel @nt_body on device 0: interpret
+// ZERO: stats:   67239936 FLOPs, VMEM high-water 896.0 KiB of 16.0 MiB
 #mk = affine_map<(i, j, k) -> (i, k)>
 #kn = affine_map<(i, j, k) -> (k, j)>
 #nk = affine_map<(i, j, k) -> (j, k)>
@@ -136,7 +144,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
     %r0 = tensor.cast %ref0 : tensor<256x256xf32> to tensor<?x?xf32>
     %bad0 = func.call @float_mismatches(%a0, %r0) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<i32>
 
-    // 2 p q^T, block by block (256 KiB accumulators, on the heap).
+    // 2 p q^T, block by block (256 KiB accumulators, layout buffers in VMEM).
     %1 = kernel.call @nt_body(%p, %q) grid = [2, 2]
         in_specs = [#kernel.block<[256, 128], (i, j) -> (i, 0)>, #kernel.block<[256, 128], (i, j) -> (j, 0)>]
         out_specs = [#kernel.block<[256, 256], (i, j) -> (i, j)>]

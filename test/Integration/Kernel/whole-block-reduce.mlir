@@ -1,13 +1,13 @@
-// Tests whole-block reductions in kernel bodies (Pallas's
-// `o_ref[...] = jnp.sum(x_ref[...], axis=0)` and friends) on (256, 512)
-// blocks, which the lowerings run as loops over slices of the reduced
-// dimensions carrying the accumulator (compiling in about a second; as
-// whole vectors LLVM took minutes): column sums (axis 0) broadcast to an
-// (8, 512) output block, row maxima (axis 1) of floats, and the sum of a
-// whole block (both axes, to a scalar). Each is compared with linalg on
-// the whole arrays in the same module (result1, result3 and result5 count
-// the elements that differ); --check compares the pipelined run with the
-// interpret run.
+// Tests whole-block reductions in kernel bodies (Pallas's `o_ref[...] =
+// jnp.sum(x_ref[...], axis=0)` and friends) on (256, 512) blocks, which the
+// vector layout passes run as loops over the (8, 128) tiles of the reduced
+// dimensions carrying an elementwise accumulator (compiling in about a
+// second; as whole vectors LLVM took minutes): column sums (axis 0)
+// broadcast to an (8, 512) output block, row maxima (axis 1) of floats,
+// and the sum of a whole block (both axes, to a scalar). Each is compared
+// with linalg on the whole arrays in the same module (result1, result3 and
+// result5 count the elements that differ); --check compares the pipelined
+// run with the interpret run.
 // RUN: tessera-run %s --random-inputs --seed 3 --check | FileCheck %s
 // RUN: tessera-run %s --random-inputs --seed 3 --kernel-mode=interpret | FileCheck %s --check-prefix=ZERO
 

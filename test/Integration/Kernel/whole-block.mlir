@@ -1,11 +1,11 @@
 // Tests whole-block kernels (Pallas's `o_ref[...] = x_ref[...] * 2 +
-// y_ref[...]`): loads, elementwise ops and stores of whole (64, 512)
-// blocks, which the lowerings run tile by tile in loops (compiling in well
-// under a second; as whole vectors they took LLVM minutes). The second
-// kernel accumulates whole blocks into a revisited output block (zeroed on
-// the first step with a splat store). Results are compared with tensor code
-// in the same module (result1 and result3 count the elements that differ);
-// --check compares the pipelined run with the interpret run.
+// y_ref[...]`): loads, elementwise ops and stores of whole (64, 512) blocks,
+// which the vector layout passes run tile by tile in loops over (8, 128) tiles
+// (compiling in well under a second; as whole vectors they took LLVM minutes).
+// The second kernel accumulates whole blocks into a revisited output block
+// (zeroed on the first step with a splat store). Results are compared with
+// tensor code in the same module (result1 and result3 count the elements that
+// differ); --check compares the pipelined run with the interpret run.
 // RUN: tessera-run %s --random-inputs --seed 6 --check | FileCheck %s
 // RUN: tessera-run %s --random-inputs --seed 6 --kernel-mode=interpret | FileCheck %s --check-prefix=ZERO
 
