@@ -115,7 +115,7 @@ def KernelApplyVectorLayoutPass
     onto tiles of that layout, with loops over the tiles (not unrolled:
     code size and compile time grow with the number of distinct ops, not
     with the number of tiles). Values that fit one tile are left as they
-    are.
+    are, except contractions.
 
     - **Elementwise ops, casts, broadcasts, splat constants, `vector.step`,
       masks and `kernel.load`s** are computed tile by tile where their
@@ -132,11 +132,12 @@ def KernelApplyVectorLayoutPass
       them elementwise in registers, then one reduction of the tile and its
       accumulator.
     - **Contractions** (`vector.contract`: f32, bf16 into f32, int8 into
-      int32, any indexing maps) become a `linalg.generic` of the same maps
-      on the operands' buffers (the blocks they were loaded from when that
-      is safe) into an accumulator buffer that starts as the contraction's
-      accumulator, which the kernel lowering hands to the tiled and
-      vectorized matmul code of `tessera-cpu`.
+      int32, any indexing maps; of any size, one tile or several) become a
+      `linalg.generic` of the same maps on the operands' buffers (the
+      blocks they were loaded from when that is safe) into an accumulator
+      buffer that starts as the contraction's accumulator, which the kernel
+      lowering hands to the tiled and vectorized matmul code of
+      `tessera-cpu`.
     - **Transposes** become a `linalg.transpose` into a layout buffer;
       `vector.shape_cast`, `extract`, `extract_strided_slice` views of the
       operand's buffer; `insert` and `insert_strided_slice` a copy of the
