@@ -16,8 +16,20 @@
       lane-replicated (BQ, 128) VMEM scratch and the output accumulated in
       (BQ, D) scratch; @reference the same math with linalg on tensors.
 
-Without --check, each program has the two public functions @kernel and
-@reference (run one with tessera-run --entry). With --check, @main
+  gen-kernel-layout-bench.py compile CASE kernel|reference
+      One side of a compile-time case of issue 31, as a module whose only
+      public function is @main: `kernel` a kernel.call whose body computes
+      on whole blocks, `reference` the same math with linalg on tensors.
+      CASE: dot ((8, 128) x (128, 128) f32), dot2x (jnp.dot(2 * x, y) on
+      (128, 128) blocks), astype (jnp.dot(x.astype(f32), y.astype(f32)) on
+      bf16 (128, 128) blocks), chained (jnp.dot(jnp.exp(jnp.dot(q, k)), v)
+      on (128, 128) blocks), int8 (int8 x int8 into int32 on (128, 128)
+      blocks, rescaled to f32), flash (the flash program above, S = 2048,
+      D = 128, (128, 128) blocks), mlp (the MLP above, x (1024, 512),
+      hidden 1024, (128, 512) row blocks).
+
+Without --check, the mlp and flash programs have the two public functions
+@kernel and @reference (run one with tessera-run --entry). With --check, @main
 computes both and returns the number of elements that differ by more than
 1e-4 (relative, plus 1e-4 absolute; NaN counts), as an i32 scalar.
 """
@@ -69,6 +81,38 @@ NT_MAPS = ("[affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, "
 ITERS = '["parallel", "parallel", "reduction"]'
 
 
+
+def assemble(parts, params, result, check, only):
+    """The module of a program from its parts (the body, @kernel and
+    @reference) and the parameters (name, type) and result type of the two
+    functions: both public; with --check both private and a @main that
+    returns the number of elements where they differ; or with `only`
+    ("kernel" or "reference") that side alone, renamed @main."""
+    body, kernel, reference = parts
+    out = ['module attributes {kernel.target = #kernel.target<"v5e">} {']
+    if only == "kernel":
+        out += [body, kernel.replace("@kernel(", "@main(", 1)]
+    elif only == "reference":
+        out += [reference.replace("@reference(", "@main(", 1)]
+    else:
+        out += [body, kernel, reference]
+    if check:
+        decl = ", ".join(f"%{n}: {t}" for n, t in params)
+        args = ", ".join(f"%{n}" for n, _ in params)
+        types = ", ".join(t for _, t in params)
+        out += [MISMATCHES, f"""\
+  func.func @main({decl}) -> tensor<i32> {{
+    %kernel_r = func.call @kernel({args}) : ({types}) -> {result}
+    %reference_r = func.call @reference({args}) : ({types}) -> {result}
+    %kc = tensor.cast %kernel_r : {result} to tensor<?x?xf32>
+    %rc = tensor.cast %reference_r : {result} to tensor<?x?xf32>
+    %bad = func.call @mismatches(%kc, %rc) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<i32>
+    return %bad : tensor<i32>
+  }}"""]
+    out.append("}")
+    return "\n".join(out)
+
+
 def gelu_vector(h, shape, out):
     """The GELU of the vector %h (tanh form), into %out."""
     t = vec(*shape)
@@ -106,8 +150,8 @@ def linalg_matmul(name, a, b, shape_a, shape_b, maps=MATMUL_MAPS):
 """
 
 
-def mlp(b, d, h, bm, check):
-    out = ['module attributes {kernel.target = #kernel.target<"v5e">} {']
+def mlp(b, d, h, bm, check, only=None):
+    out = []
     # The windows: x and y double-buffered, w1 and w2 whole (one buffer).
     vmem = 4 * (2 * 2 * bm * d + 2 * d * h) + 4 * bm * h * 2 + (8 << 20)
     out.append(f"""\
@@ -162,26 +206,15 @@ def mlp(b, d, h, bm, check):
 {linalg_matmul("hm", "%x", "%w1", (b, d), (d, h))}{gelu_t}{linalg_matmul("ym", "%g", "%w2", (b, h), (h, d))}
     return %ym : {ten(b, d)}
   }}""")
-    if check:
-        out.append(MISMATCHES)
-        out.append(f"""\
-  func.func @main(%x: {ten(b, d)}, %w1: {ten(d, h)}, %w2: {ten(h, d)}) -> tensor<i32> {{
-    %k = func.call @kernel(%x, %w1, %w2) : ({ten(b, d)}, {ten(d, h)}, {ten(h, d)}) -> {ten(b, d)}
-    %r = func.call @reference(%x, %w1, %w2) : ({ten(b, d)}, {ten(d, h)}, {ten(h, d)}) -> {ten(b, d)}
-    %kc = tensor.cast %k : {ten(b, d)} to tensor<?x?xf32>
-    %rc = tensor.cast %r : {ten(b, d)} to tensor<?x?xf32>
-    %bad = func.call @mismatches(%kc, %rc) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<i32>
-    return %bad : tensor<i32>
-  }}""")
-    out.append("}")
-    return "\n".join(out)
+    return assemble(out, [("x", ten(b, d)), ("w1", ten(d, h)), ("w2", ten(h, d))],
+                    ten(b, d), check, only)
 
 
-def flash(s, d, bq, bk, check):
+def flash(s, d, bq, bk, check, only=None):
     scale = 1.0 / d ** 0.5
     lanes = 128
     rep = bk // lanes
-    out = ['module attributes {kernel.target = #kernel.target<"v5e">} {']
+    out = []
     qk = vec(bq, bk)
     ml = vec(bq, lanes)
     # m and l are lane-replicated (BQ, 128); with BK > 128 they are
@@ -311,20 +344,171 @@ def flash(s, d, bq, bk, check):
     }} -> {ten(s, d)}
     return %res : {ten(s, d)}
   }}""")
-    if check:
-        out.append(MISMATCHES)
-        out.append(f"""\
-  func.func @main(%q: {ten(s, d)}, %k: {ten(s, d)}, %v: {ten(s, d)}) -> tensor<i32> {{
-    %a = func.call @kernel(%q, %k, %v) : ({ten(s, d)}, {ten(s, d)}, {ten(s, d)}) -> {ten(s, d)}
-    %b = func.call @reference(%q, %k, %v) : ({ten(s, d)}, {ten(s, d)}, {ten(s, d)}) -> {ten(s, d)}
-    %ac = tensor.cast %a : {ten(s, d)} to tensor<?x?xf32>
-    %bc = tensor.cast %b : {ten(s, d)} to tensor<?x?xf32>
-    %bad = func.call @mismatches(%ac, %bc) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<i32>
-    return %bad : tensor<i32>
-  }}""")
-    out.append("}")
-    return "\n".join(out)
+    return assemble(out, [("q", ten(s, d)), ("k", ten(s, d)), ("v", ten(s, d))],
+                    ten(s, d), check, only)
 
+
+
+def typed(kind, dtype, shape):
+    dims = "x".join(map(str, shape))
+    if kind == "memref":
+        return f"memref<{dims}x{dtype}, {VMEM}>"
+    return f"{kind}<{dims}x{dtype}>"
+
+
+def contraction(case):
+    """The parts (body, @kernel, @reference) of the compile-time case CASE
+    (not flash or mlp): one kernel.call on whole (128, 128) blocks (the
+    left operand of `dot` (8, 128)), and the same math in linalg."""
+    n = 128
+    m = 8 if case == "dot" else n
+    a_t = "bf16" if case == "astype" else "i8" if case == "int8" else "f32"
+    ops = 3 if case == "chained" else 2
+    shapes = [(m, n)] + [(n, n)] * (ops - 1)
+    body, refm = [], []
+
+    def mm(res, a, b, shape_a, k_t, acc_t, body_k_t=None, body_suffix=""):
+        """A contraction %res = %a %b of k_t operands into acc_t, in the
+        body (of vectors; of the vectors %a<body_suffix>, %b<body_suffix>
+        of body_k_t if given) and in the reference."""
+        zero = "0" if acc_t == "i32" else "0.0"
+        bk_t = body_k_t or k_t
+        va, vb, vr = (typed("vector", bk_t, shape_a),
+                      typed("vector", bk_t, (n, n)),
+                      typed("vector", acc_t, (shape_a[0], n)))
+        body.append(f"""\
+    %{res}_z = arith.constant dense<{zero}> : {vr}
+    %{res} = vector.contract {{indexing_maps = {MATMUL_MAPS}, iterator_types = {ITERS}, kind = #vector.kind<add>}}
+        %{a}{body_suffix}, %{b}{body_suffix}, %{res}_z : {va}, {vb} into {vr}""")
+        ta, tb, tr = (typed("tensor", k_t, shape_a), typed("tensor", k_t, (n, n)),
+                      typed("tensor", acc_t, (shape_a[0], n)))
+        if k_t == acc_t:
+            ext = ""
+            la, lb = "%l", "%r"
+        else:
+            op = "arith.extsi" if acc_t == "i32" else "arith.extf"
+            ext = (f"      %le = {op} %l : {k_t} to {acc_t}\n"
+                   f"      %re = {op} %r : {k_t} to {acc_t}\n")
+            la, lb = "%le", "%re"
+        mul, add = ("arith.muli", "arith.addi") if acc_t == "i32" else ("arith.mulf", "arith.addf")
+        refm.append(f"""\
+    %{res}_e = tensor.empty() : {tr}
+    %{res}_c = arith.constant {zero} : {acc_t}
+    %{res}_f = linalg.fill ins(%{res}_c : {acc_t}) outs(%{res}_e : {tr}) -> {tr}
+    %{res} = linalg.generic {{indexing_maps = {MATMUL_MAPS}, iterator_types = {ITERS}}}
+        ins(%{a}, %{b} : {ta}, {tb}) outs(%{res}_f : {tr}) {{
+    ^bb0(%l: {k_t}, %r: {k_t}, %acc: {acc_t}):
+{ext}      %prod = {mul} {la}, {lb} : {acc_t}
+      %sum = {add} %acc, %prod : {acc_t}
+      linalg.yield %sum : {acc_t}
+    }} -> {tr}""")
+
+    def elementwise(res, x, shape, dtype, body_ops, scalar_ops):
+        """An elementwise function of %x: body_ops(v, t) on vectors,
+        scalar_ops(v, t) in a linalg.generic."""
+        vt, tt = typed("vector", dtype, shape), typed("tensor", dtype, shape)
+        body.append(body_ops(f"%{x}", vt, f"%{res}"))
+        ident = "affine_map<(i, j) -> (i, j)>"
+        refm.append(f"""\
+    %{res}_e = tensor.empty() : {tt}
+    %{res} = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = ["parallel", "parallel"]}}
+        ins(%{x} : {tt}) outs(%{res}_e : {tt}) {{
+    ^bb0(%v: {dtype}, %unused: {dtype}):
+{scalar_ops("%v", dtype, "%w")}
+      linalg.yield %w : {dtype}
+    }} -> {tt}""")
+
+    names = ["a0", "a1", "a2"][:ops]
+    if case == "dot":
+        mm("r", "a0", "a1", shapes[0], "f32", "f32")
+        out_t, res = "f32", "r"
+    elif case == "astype":
+        # The body contracts x.astype(f32) and y.astype(f32) (%a0f, %a1f);
+        # the reference extends in the contraction's region.
+        mm("r", "a0", "a1", shapes[0], "bf16", "f32", body_k_t="f32",
+           body_suffix="f")
+        out_t, res = "f32", "r"
+    elif case == "dot2x":
+        elementwise("x2", "a0", (n, n), "f32",
+                    lambda v, t, r: f"    {r}_two = arith.constant dense<2.0> : {t}\n"
+                                    f"    {r} = arith.mulf {v}, {r}_two : {t}",
+                    lambda v, t, r: f"      %two = arith.constant 2.0 : {t}\n"
+                                    f"      {r} = arith.mulf {v}, %two : {t}")
+        mm("r", "x2", "a1", (n, n), "f32", "f32")
+        out_t, res = "f32", "r"
+    elif case == "chained":
+        mm("s", "a0", "a1", (n, n), "f32", "f32")
+        elementwise("p", "s", (n, n), "f32",
+                    lambda v, t, r: f"    {r} = math.exp {v} : {t}",
+                    lambda v, t, r: f"      {r} = math.exp {v} : {t}")
+        mm("r", "p", "a2", (n, n), "f32", "f32")
+        out_t, res = "f32", "r"
+    else:  # int8
+        mm("q", "a0", "a1", (n, n), "i8", "i32")
+        vt_i, vt_f = typed("vector", "i32", (n, n)), typed("vector", "f32", (n, n))
+        body.append(f"""\
+    %qf = arith.sitofp %q : {vt_i} to {vt_f}
+    %qs = arith.constant dense<0.0078125> : {vt_f}
+    %r = arith.mulf %qf, %qs : {vt_f}""")
+        ti, tf = typed("tensor", "i32", (n, n)), typed("tensor", "f32", (n, n))
+        ident = "affine_map<(i, j) -> (i, j)>"
+        refm.append(f"""\
+    %r_e = tensor.empty() : {tf}
+    %r = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = ["parallel", "parallel"]}}
+        ins(%q : {ti}) outs(%r_e : {tf}) {{
+    ^bb0(%v: i32, %unused: f32):
+      %vf = arith.sitofp %v : i32 to f32
+      %sc = arith.constant 0.0078125 : f32
+      %w = arith.mulf %vf, %sc : f32
+      linalg.yield %w : f32
+    }} -> {tf}""")
+        out_t, res = "f32", "r"
+    out_shape = (m, n)
+    loads = "\n".join(
+        f"    %{nm} = kernel.load %m{nm}[%c0, %c0] : {typed('memref', a_t, sh)}, {typed('vector', a_t, sh)}"
+        for nm, sh in zip(names, shapes))
+    if case == "astype":
+        loads += "\n" + "\n".join(
+            f"    %{nm}f = arith.extf %{nm} : {typed('vector', 'bf16', sh)} to {typed('vector', 'f32', sh)}"
+            for nm, sh in zip(names, shapes))
+    args = ", ".join(f"%m{nm}: {typed('memref', a_t, sh)}" for nm, sh in zip(names, shapes))
+    out_ref, out_vec = typed("memref", out_t, out_shape), typed("vector", out_t, out_shape)
+    kernel_body = f"""\
+  func.func @body({args}, %mo: {out_ref}) {{
+    %c0 = arith.constant 0 : index
+{loads}
+{chr(10).join(body)}
+    kernel.store %{res}, %mo[%c0, %c0] : {out_vec}, {out_ref}
+    return
+  }}"""
+    targs = ", ".join(f"%{nm}: {typed('tensor', a_t, sh)}" for nm, sh in zip(names, shapes))
+    ttypes = ", ".join(typed("tensor", a_t, sh) for sh in shapes)
+    tout = typed("tensor", out_t, out_shape)
+    full = ", ".join(["#kernel.block<full>"] * ops)
+    kernel = f"""\
+  func.func @kernel({targs}) -> {tout} {{
+    %0 = kernel.call @body({", ".join("%" + nm for nm in names)}) grid = []
+        in_specs = [{full}] out_specs = [#kernel.block<full>]
+        : ({ttypes}) -> {tout}
+    return %0 : {tout}
+  }}"""
+    reference = f"""\
+  func.func @reference({targs}) -> {tout} {{
+{chr(10).join(refm)}
+    return %{res} : {tout}
+  }}"""
+    return kernel_body, kernel, reference
+
+
+CASES = ("dot", "dot2x", "astype", "chained", "int8", "flash", "mlp")
+
+
+def compile_case(case, only):
+    if case == "flash":
+        return flash(2048, 128, 128, 128, False, only)
+    if case == "mlp":
+        return mlp(1024, 512, 1024, 128, False, only)
+    return assemble(contraction(case), [], "", False, only)
 
 def main(argv):
     check = "--check" in argv
@@ -340,6 +524,9 @@ def main(argv):
             sys.exit("gen-kernel-layout-bench.py: BQ and BK must divide S, "
                      "BK be a multiple of 128")
         print(flash(s, d, bq, bk, check))
+    elif (len(args) == 3 and args[0] == "compile" and args[1] in CASES
+          and args[2] in ("kernel", "reference") and not check):
+        print(compile_case(args[1], args[2]))
     else:
         sys.exit(__doc__)
 
