@@ -198,9 +198,26 @@ public:
 
 /// A pattern on a kernel op of a body being lowered.
 template <typename OpTy> struct BodyPattern : OpConversionPattern<OpTy> {
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
   BodyPattern(const TypeConverter &converter, MLIRContext *context,
               KernelLoweringState::Impl &state)
       : OpConversionPattern<OpTy>(converter, context), state(state) {}
+
+  /// Rewrites `op`, an op of the body `info` being lowered.
+  virtual LogicalResult
+  rewriteInBody(OpTy op, OpAdaptor adaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const = 0;
+
+  /// Ops outside the bodies being lowered are left alone.
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    BodyInfo *info = state.getBody(op);
+    if (!info)
+      return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+    return rewriteInBody(op, adaptor, *info, rewriter);
+  }
 
   KernelLoweringState::Impl &state;
 };
@@ -305,12 +322,11 @@ namespace {
 struct LowerProgramId : BodyPattern<ProgramIdOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(ProgramIdOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    BodyInfo *info = state.getBody(op);
-    if (!info || op.getAxis() >= info->gridRank())
-      return rewriter.notifyMatchFailure(op, "not in a body or bad axis");
-    rewriter.replaceOp(op, info->point[op.getAxis()]);
+  rewriteInBody(ProgramIdOp op, OpAdaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const override {
+    if (op.getAxis() >= info.gridRank())
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    rewriter.replaceOp(op, info.point[op.getAxis()]);
     return success();
   }
 };
@@ -319,13 +335,12 @@ struct LowerProgramId : BodyPattern<ProgramIdOp> {
 struct LowerNumPrograms : BodyPattern<NumProgramsOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(NumProgramsOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    BodyInfo *info = state.getBody(op);
-    if (!info || op.getAxis() >= info->gridRank())
-      return rewriter.notifyMatchFailure(op, "not in a body or bad axis");
+  rewriteInBody(NumProgramsOp op, OpAdaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const override {
+    if (op.getAxis() >= info.gridRank())
+      return rewriter.notifyMatchFailure(op, "axis out of range");
     rewriter.replaceOp(
-        op, constantIndex(rewriter, op.getLoc(), info->grid[op.getAxis()]));
+        op, constantIndex(rewriter, op.getLoc(), info.grid[op.getAxis()]));
     return success();
   }
 };
@@ -341,8 +356,8 @@ namespace {
 struct LowerLoad : BodyPattern<LoadOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override;
+  rewriteInBody(LoadOp op, OpAdaptor adaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const override;
 };
 
 /// kernel.store: a bounds-checked vector (row-wise) or scalar store; masked
@@ -350,16 +365,14 @@ struct LowerLoad : BodyPattern<LoadOp> {
 struct LowerStore : BodyPattern<StoreOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override;
+  rewriteInBody(StoreOp op, OpAdaptor adaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const override;
 };
 } // namespace
 
 LogicalResult
-LowerLoad::matchAndRewrite(LoadOp op, OpAdaptor adaptor,
-                           ConversionPatternRewriter &rewriter) const {
-  if (!state.getBody(op))
-    return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+LowerLoad::rewriteInBody(LoadOp op, OpAdaptor adaptor, BodyInfo &,
+                         ConversionPatternRewriter &rewriter) const {
   BodyContext body(state, op);
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
@@ -425,10 +438,8 @@ LowerLoad::matchAndRewrite(LoadOp op, OpAdaptor adaptor,
 }
 
 LogicalResult
-LowerStore::matchAndRewrite(StoreOp op, OpAdaptor adaptor,
-                            ConversionPatternRewriter &rewriter) const {
-  if (!state.getBody(op))
-    return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+LowerStore::rewriteInBody(StoreOp op, OpAdaptor adaptor, BodyInfo &,
+                          ConversionPatternRewriter &rewriter) const {
   BodyContext body(state, op);
   OpBuilder &b = rewriter;
   Location loc = op.getLoc();
@@ -515,10 +526,8 @@ namespace {
 struct LowerSemaphoreSignal : BodyPattern<SemaphoreSignalOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(SemaphoreSignalOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!state.getBody(op))
-      return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+  rewriteInBody(SemaphoreSignalOp op, OpAdaptor adaptor, BodyInfo &,
+                ConversionPatternRewriter &rewriter) const override {
     emitSignal(rewriter, op.getLoc(), adaptor.getSem(), adaptor.getIndices(),
                adaptor.getAmount());
     rewriter.eraseOp(op);
@@ -531,10 +540,8 @@ struct LowerSemaphoreSignal : BodyPattern<SemaphoreSignalOp> {
 struct LowerSemaphoreWait : BodyPattern<SemaphoreWaitOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(SemaphoreWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!state.getBody(op))
-      return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+  rewriteInBody(SemaphoreWaitOp op, OpAdaptor adaptor, BodyInfo &,
+                ConversionPatternRewriter &rewriter) const override {
     BodyContext body(state, op);
     Message message = body.start("kernel.semaphore_wait on ");
     message << body.getBufferName(op.getSem()) << " in iteration ";
@@ -550,10 +557,8 @@ struct LowerSemaphoreWait : BodyPattern<SemaphoreWaitOp> {
 struct LowerSemaphoreRead : BodyPattern<SemaphoreReadOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(SemaphoreReadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!state.getBody(op))
-      return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+  rewriteInBody(SemaphoreReadOp op, OpAdaptor adaptor, BodyInfo &,
+                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, memref::LoadOp::create(rewriter, op.getLoc(),
                                                   adaptor.getSem(),
                                                   adaptor.getIndices())
@@ -567,16 +572,14 @@ struct LowerSemaphoreRead : BodyPattern<SemaphoreReadOp> {
 struct LowerAsyncCopy : BodyPattern<AsyncCopyOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override;
+  rewriteInBody(AsyncCopyOp op, OpAdaptor adaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const override;
 };
 } // namespace
 
 LogicalResult
-LowerAsyncCopy::matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const {
-  if (!state.getBody(op))
-    return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+LowerAsyncCopy::rewriteInBody(AsyncCopyOp op, OpAdaptor adaptor, BodyInfo &,
+                              ConversionPatternRewriter &rewriter) const {
   BodyContext body(state, op);
   RuntimeCalls &runtime = body.runtime;
   OpBuilder &b = rewriter;
@@ -657,16 +660,14 @@ namespace {
 struct LowerRunScoped : BodyPattern<RunScopedOp> {
   using BodyPattern::BodyPattern;
   LogicalResult
-  matchAndRewrite(RunScopedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override;
+  rewriteInBody(RunScopedOp op, OpAdaptor adaptor, BodyInfo &info,
+                ConversionPatternRewriter &rewriter) const override;
 };
 } // namespace
 
 LogicalResult
-LowerRunScoped::matchAndRewrite(RunScopedOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const {
-  if (!state.getBody(op))
-    return rewriter.notifyMatchFailure(op, "not in a body being lowered");
+LowerRunScoped::rewriteInBody(RunScopedOp op, OpAdaptor, BodyInfo &,
+                              ConversionPatternRewriter &rewriter) const {
   BodyContext body(state, op);
   RuntimeCalls &runtime = body.runtime;
   OpBuilder &b = rewriter;
