@@ -227,14 +227,29 @@ func.func @non_divisible_matmul(
   return %c : tensor<6x7xf32>
 }
 
-// Integer division could trap on the padding: the largest part of "y"
-// that divides the rows (as Shardy cuts an axis).
+// Integer division by a tensor that could hold zeros could trap on the
+// padding: the largest part of "y" that divides the rows (as Shardy cuts an
+// axis).
 // CHECK-LABEL: func @non_divisible_division
 func.func @non_divisible_division(
+    %a: tensor<6x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>},
+    %d: tensor<6x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
+    -> tensor<6x16xi32> {
+  // CHECK-DAG: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{"y":(1)2}, {}]>
+  // CHECK-DAG: %[[D:.*]] = spmd.reshard %arg1 <@mesh, [{"y":(1)2}, {}]>
+  // CHECK: arith.divsi %[[R]], %[[D]] {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y":(1)2}, {}]>]>}
+  %0 = arith.divsi %a, %d : tensor<6x16xi32>
+  return %0 : tensor<6x16xi32>
+}
+
+// Division by a constant that is neither 0 nor -1 cannot trap (the op is
+// speculatable): the padded layout stays.
+// CHECK-LABEL: func @non_divisible_division_by_constant
+func.func @non_divisible_division_by_constant(
     %a: tensor<6x16xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>})
     -> tensor<6x16xi32> {
-  // CHECK: %[[R:.*]] = spmd.reshard %arg0 <@mesh, [{"y":(1)2}, {}]>
-  // CHECK: arith.divsi %[[R]], %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y":(1)2}, {}]>]>}
+  // CHECK-NOT: spmd.reshard %arg0
+  // CHECK: arith.divsi %arg0, %{{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"y"}, {}]>]>}
   %c = arith.constant dense<3> : tensor<6x16xi32>
   %0 = arith.divsi %a, %c : tensor<6x16xi32>
   return %0 : tensor<6x16xi32>

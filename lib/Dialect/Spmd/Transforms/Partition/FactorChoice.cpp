@@ -15,9 +15,9 @@
 
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
 
@@ -45,10 +45,12 @@ bool isPaddingSafe(Operation *op) {
                   tensor::ExpandShapeOp>(op)) {
     return false;
   }
+  // An op that may trap on some operands (an integer division by a value
+  // that could be a padding zero) is not speculatable.
   WalkResult traps = op->walk([](Operation *nested) {
-    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
-            nested))
+    auto speculation = dyn_cast<ConditionallySpeculatable>(nested);
+    if (speculation &&
+        speculation.getSpeculatability() == Speculation::NotSpeculatable)
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
