@@ -1,5 +1,6 @@
 // RUN: tessera-opt %s --split-input-file | tessera-opt --split-input-file | FileCheck %s
 // RUN: tessera-opt %s --split-input-file --mlir-print-op-generic | tessera-opt --split-input-file | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --verify-roundtrip | FileCheck %s
 
 // Round trip of every spmd op (custom and generic forms).
 

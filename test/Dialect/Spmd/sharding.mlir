@@ -1,6 +1,7 @@
 // RUN: tessera-opt %s --split-input-file --allow-unregistered-dialect | FileCheck %s
 // RUN: tessera-opt %s --split-input-file --allow-unregistered-dialect | tessera-opt --split-input-file --allow-unregistered-dialect | FileCheck %s
 // RUN: tessera-opt %s --split-input-file --allow-unregistered-dialect --mlir-print-op-generic | tessera-opt --split-input-file --allow-unregistered-dialect | FileCheck %s
+// RUN: tessera-opt %s --split-input-file --allow-unregistered-dialect --verify-roundtrip | FileCheck %s
 
 // Tests that every form of #spmd.sharding and #spmd.sharding_per_value
 // round-trips on func arguments, results and ops.

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Comm/IR/CommDialect.h"
+#include "tessera/Dialect/Comm/IR/CommBytecode.h"
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,6 +30,7 @@ void CommDialect::registerAttributes() {
 }
 
 void CommDialect::initialize() {
+  registerBytecodeInterface(*this);
   registerAttributes();
   addOperations<
 #define GET_OP_LIST

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Kernel/IR/KernelDialect.h"
+#include "tessera/Dialect/Kernel/IR/KernelBytecode.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,6 +34,7 @@ void KernelDialect::registerTypes() {
 }
 
 void KernelDialect::initialize() {
+  registerBytecodeInterface(*this);
   registerAttributes();
   registerTypes();
   addOperations<

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
+#include "tessera/Dialect/Poly/IR/PolyBytecode.h"
 #include "tessera/Dialect/Poly/IR/PolyAttrs.h"
 #include "tessera/Dialect/Poly/IR/PolyOps.h"
 
@@ -19,6 +20,7 @@ using namespace mlir::tessera::poly;
 #include "tessera/Dialect/Poly/IR/PolyDialect.cpp.inc"
 
 void PolyDialect::initialize() {
+  registerBytecodeInterface(*this);
   verifierCache = std::make_unique<poly::detail::VerifierCache>();
   registerAttributes();
   addOperations<

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
+#include "tessera/Dialect/Spmd/IR/SpmdBytecode.h"
 #include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
@@ -21,6 +22,7 @@ using namespace mlir::tessera::spmd;
 #include "tessera/Dialect/Spmd/IR/SpmdEnums.cpp.inc"
 
 void SpmdDialect::initialize() {
+  registerBytecodeInterface(*this);
   registerAttributes();
   addOperations<
 #define GET_OP_LIST

@@ -1,0 +1,20 @@
+//===- PolyBytecode.cpp - bytecode versions of the poly dialect -----------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Dialect/Poly/IR/PolyBytecode.h"
+
+#include "tessera/Dialect/Poly/IR/PolyDialect.h"
+
+using namespace mlir;
+using namespace mlir::tessera;
+
+void mlir::tessera::poly::registerBytecodeInterface(PolyDialect &dialect) {
+  // Version 1 is the only one so far: nothing to upgrade. The first change
+  // of the bytecode adds version 2 to kBytecodeVersions and, here, the
+  // function that rewrites version-1 IR into it.
+  dialect.addInterface<VersionedBytecodeInterface>(kBytecodeVersions,
+                                                   /*upgrade=*/nullptr);
+}
