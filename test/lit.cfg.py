@@ -33,8 +33,8 @@ llvm_config.use_default_substitutions()
 
 # Tessera tools first, then FileCheck/not/count/split-file from LLVM 22.
 tool_dirs = [config.tessera_tools_dir, config.llvm_tools_dir]
-tools = ["tessera-opt", "tessera-poly", "FileCheck", "not", "count",
-         "split-file", "mlir-runner"]
+tools = ["tessera-opt", "tessera-poly", "tessera-export", "FileCheck", "not",
+         "count", "split-file", "mlir-runner"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if lit.util.which(t, os.pathsep.join(tool_dirs))],
     tool_dirs)
@@ -46,4 +46,9 @@ llvm_config.add_tool_substitutions(
     [ToolSubst("tessera-run", extra_args=["--opt-level=1"])], tool_dirs)
 llvm_config.with_environment("PATH", config.tessera_tools_dir,
                              append_path=True)
+# tessera-run's compiled-code cache lives in the build tree, never in the
+# user's ~/.cache (tests of the cache itself use their own directories).
+config.environment["TESSERA_CACHE_DIR"] = os.path.join(
+    config.tessera_obj_root, "test", "tessera-cache")
+config.environment.pop("TESSERA_CACHE_MAX_BYTES", None)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

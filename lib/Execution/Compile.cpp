@@ -32,6 +32,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MathExtras.h"
@@ -75,9 +76,9 @@ static llvm::Error runPasses(ModuleOp module, const CompileOptions &options,
 //===----------------------------------------------------------------------===//
 
 llvm::Error
-mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
-                                       ArrayRef<std::vector<int64_t>> argShapes,
-                                       const CompileOptions &options) {
+mlir::tessera::exec::specializeShapes(ModuleOp module, StringRef entryName,
+                                      ArrayRef<std::vector<int64_t>> argShapes,
+                                      const CompileOptions &options) {
   auto entry = module.lookupSymbol<func::FuncOp>(entryName);
   bool polymorphic = false;
   module.walk([&](func::FuncOp func) {
@@ -97,11 +98,20 @@ mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
     }
     poly::PolySpecializePassOptions specialize;
     specialize.argShapes = shapes;
-    if (llvm::Error error = runPasses(module, options, [&](OpPassManager &pm) {
-          pm.addPass(poly::createPolySpecializePass(specialize));
-        }))
-      return error;
+    return runPasses(module, options, [&](OpPassManager &pm) {
+      pm.addPass(poly::createPolySpecializePass(specialize));
+    });
   }
+  return llvm::Error::success();
+}
+
+llvm::Error
+mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
+                                       ArrayRef<std::vector<int64_t>> argShapes,
+                                       const CompileOptions &options) {
+  if (llvm::Error error =
+          specializeShapes(module, entryName, argShapes, options))
+    return error;
   return runPasses(module, options, [](OpPassManager &pm) {
     pm.addPass(spmd::createSpmdLiftInlinedMeshesPass());
     spmd::buildTesseraPropagatePipeline(pm);
@@ -456,9 +466,8 @@ static llvm::CodeGenOptLevel getCodeGenOptLevel(unsigned level) {
   }
 }
 
-/// A target machine for the host CPU (its features detected, not assumed).
-static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createHostTargetMachine(unsigned optLevel) {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+mlir::tessera::exec::createHostTargetMachine(unsigned optLevel) {
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   auto failure = [](llvm::Error error) {
     llvm::consumeError(std::move(error));
@@ -471,6 +480,26 @@ createHostTargetMachine(unsigned optLevel) {
   if (!machine)
     return failure(machine.takeError());
   return std::move(*machine);
+}
+
+llvm::orc::SymbolMap
+mlir::tessera::exec::getRuntimeSymbols(llvm::orc::MangleAndInterner &interner) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](StringRef name, void *address) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                           llvm::JITSymbolFlags::Exported};
+  };
+  for (const TesseraRtSymbol *s = tessera_rt_symbols(); s->name; ++s)
+    add(s->name, s->address);
+  for (const TesseraRtSymbol *s = tessera_rt_kernel_symbols(); s->name; ++s)
+    add(s->name, s->address);
+  // The allocation functions of finalize-memref-to-llvm's generic mode.
+  add("_mlir_memref_to_llvm_alloc", (void *)&tessera_rt_alloc);
+  add("_mlir_memref_to_llvm_aligned_alloc", (void *)&tessera_rt_aligned_alloc);
+  add("_mlir_memref_to_llvm_free", (void *)&tessera_rt_free);
+  // Strided copies (memref.copy of non-contiguous buffers).
+  add("memrefCopy", (void *)&memrefCopy);
+  return map;
 }
 
 static llvm::Error checkOptLevel(const CompileOptions &options) {
@@ -505,23 +534,7 @@ llvm::Expected<CompiledProgram> mlir::tessera::exec::jitCompile(
   CompiledProgram compiled;
   compiled.engine = std::move(*engine);
   compiled.engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    auto add = [&](StringRef name, void *address) {
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    };
-    for (const TesseraRtSymbol *s = tessera_rt_symbols(); s->name; ++s)
-      add(s->name, s->address);
-    for (const TesseraRtSymbol *s = tessera_rt_kernel_symbols(); s->name; ++s)
-      add(s->name, s->address);
-    // The allocation functions of finalize-memref-to-llvm's generic mode.
-    add("_mlir_memref_to_llvm_alloc", (void *)&tessera_rt_alloc);
-    add("_mlir_memref_to_llvm_aligned_alloc",
-        (void *)&tessera_rt_aligned_alloc);
-    add("_mlir_memref_to_llvm_free", (void *)&tessera_rt_free);
-    // Strided copies (memref.copy of non-contiguous buffers).
-    add("memrefCopy", (void *)&memrefCopy);
-    return map;
+    return getRuntimeSymbols(interner);
   });
   compiled.engine->initialize();
   auto function =

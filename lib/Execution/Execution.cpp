@@ -103,19 +103,15 @@ getShapes(llvm::ArrayRef<HostArray> arrays) {
   return shapes;
 }
 
-/// The entry's results after the global-view passes (specialized shapes).
-static std::vector<ValueInfo> getResults(ModuleOp module,
-                                         const Program &program) {
-  auto entry = module.lookupSymbol<func::FuncOp>(program.entryName);
-  std::vector<ValueInfo> results;
-  for (auto [type, original] :
-       llvm::zip(entry.getResultTypes(), program.results))
-    results.push_back({cast<RankedTensorType>(type), original.dtype});
-  return results;
-}
-
-/// Writes the lowered module as `--emit` asks.
-static llvm::Error emit(ModuleOp module, const RunOptions &options) {
+/// Compiles `program` for `shapes` and writes the lowered module as `--emit`
+/// asks.
+static llvm::Error emit(Program &program, ArrayRef<std::vector<int64_t>> shapes,
+                        const RunOptions &options) {
+  llvm::Expected<LoweredProgram> lowered =
+      lowerProgram(program, shapes, options.compile, /*wantViews=*/false);
+  if (!lowered)
+    return lowered.takeError();
+  ModuleOp module = *lowered->module;
   std::string error;
   auto output = openOutputFile(options.emitFile, &error);
   if (!output)
@@ -150,7 +146,33 @@ static void printStats(const rt::Mesh &mesh, bool timing) {
   printKernelStats(rt::getKernelCallRecords());
 }
 
-static void printTiming(double compileSeconds, std::vector<double> seconds) {
+/// How the program was compiled: `compile: 812.3 ms (cache miss, stored)`.
+static std::string describeCompile(const CompileReport &report) {
+  std::string how = !report.cacheUsed ? "cache " + report.note
+                    : report.hit      ? std::string("cache hit")
+                                      : std::string("cache miss");
+  if (report.cacheUsed && !report.note.empty())
+    how += ": " + report.note;
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.1f ms", report.seconds * 1e3);
+  return std::string(text) + " (" + how + ")";
+}
+
+/// The `--stats` line of the compiled-code cache.
+static void printCacheStats(const CompileReport &report, const char *what) {
+  if (!report.cacheUsed) {
+    std::printf("cache: %s: %s\n", what, report.note.c_str());
+    return;
+  }
+  std::printf("cache: %s: %s, entry %s (%s)%s%s\n", what,
+              report.hit ? "hit" : "miss", report.entryPath.c_str(),
+              report.entryBytes ? formatBytes(report.entryBytes).c_str()
+                                : "not stored",
+              report.note.empty() ? "" : ": ", report.note.c_str());
+}
+
+static void printTiming(const CompileReport &compile,
+                        std::vector<double> seconds) {
   std::vector<double> ms;
   for (double s : seconds)
     ms.push_back(s * 1e3);
@@ -158,7 +180,7 @@ static void printTiming(double compileSeconds, std::vector<double> seconds) {
   double median = ms.size() % 2
                       ? ms[ms.size() / 2]
                       : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-  std::printf("compile: %.1f ms\n", compileSeconds * 1e3);
+  std::printf("compile: %s\n", describeCompile(compile).c_str());
   std::printf("run: median %.3f ms, min %.3f ms, max %.3f ms over %zu runs\n",
               median, ms.front(), ms.back(), ms.size());
 }
@@ -214,33 +236,16 @@ createMesh(const MeshInfo &info, const RunOptions &options,
 
 /// Compiles and runs the single-device reference of `program` on `inputs`.
 static llvm::Expected<std::vector<HostArray>>
-runReference(const Program &program, std::vector<HostArray> &inputs,
-             const RunOptions &options) {
-  MeshInfo single;
-  OwningOpRef<ModuleOp> reference = buildReferenceModule(program, single);
-  CompileOptions compile = options.compile;
-  // With kernel.calls, the reference runs them in interpret mode.
-  if (program.hasKernelCalls())
-    compile.kernelMode = "interpret";
-  auto cannotBuild = [](llvm::Error error) {
-    llvm::consumeError(std::move(error));
-    return makeError("cannot build the single-device reference (see the "
-                     "errors above)");
-  };
-  if (failed(verify(*reference)))
-    return cannotBuild(makeReportedError());
-  if (llvm::Error error = prepareGlobalView(*reference, program.entryName,
-                                            getShapes(inputs), compile))
-    return cannotBuild(std::move(error));
-  std::vector<ValueInfo> results = getResults(*reference, program);
-  llvm::Expected<EntryLayouts> layouts =
-      lowerToDevice(*reference, program.entryName, compile);
-  if (!layouts)
-    return cannotBuild(layouts.takeError());
-  llvm::Expected<CompiledProgram> compiled = jitCompile(
-      *reference, program.entryName, results, std::move(*layouts), compile);
-  if (!compiled)
-    return compiled.takeError();
+runReference(Program &program, std::vector<HostArray> &inputs,
+             const RunOptions &options, CompileReport &report) {
+  llvm::Expected<CompiledRun> built =
+      compileForRun(program, getShapes(inputs), options.compile, options.cache,
+                    CompileTarget::Reference, /*wantViews=*/false);
+  if (!built)
+    return built.takeError();
+  report = built->report;
+  CompiledProgram *compiled = &built->compiled;
+  const MeshInfo &single = built->mesh;
   auto mesh = createMesh(single, options, "the reference mesh");
   if (!mesh)
     return mesh.takeError();
@@ -248,7 +253,7 @@ runReference(const Program &program, std::vector<HostArray> &inputs,
       runOnMesh(**mesh, *compiled, inputs, 1, /*traceLast=*/false);
   if (!run) {
     if ((*mesh)->hasRunawayDevices()) {
-      abandonWhileDevicesRun(std::move(compiled->engine));
+      abandonWhileDevicesRun(std::move(*compiled));
       abandonWhileDevicesRun(std::move(inputs));
     }
     return run.takeError();
@@ -291,32 +296,16 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
     shapes = std::move(*given);
   }
 
-  // The device program.
-  auto compileStart = std::chrono::steady_clock::now();
-  OwningOpRef<ModuleOp> device = cast<ModuleOp>((*program.module)->clone());
-  if (llvm::Error error = prepareGlobalView(*device, program.entryName, shapes,
-                                            options.compile))
-    return error;
-  std::vector<ValueInfo> results = getResults(*device, program);
-  // What --show-sharding draws: the shardings after inference and
-  // propagation, before the lowering drops them.
-  std::vector<ShardingView> views;
-  if (options.showSharding)
-    views = getShardingViews(*device, program);
-  llvm::Expected<EntryLayouts> layouts =
-      lowerToDevice(*device, program.entryName, options.compile);
-  if (!layouts)
-    return layouts.takeError();
   if (!options.emit.empty())
-    return emit(*device, options);
-  llvm::Expected<CompiledProgram> compiled =
-      jitCompile(*device, program.entryName, results, std::move(*layouts),
-                 options.compile);
-  if (!compiled)
-    return compiled.takeError();
-  double compileSeconds = std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - compileStart)
-                              .count();
+    return emit(program, shapes, options);
+  // The device program, compiled or from the cache.
+  llvm::Expected<CompiledRun> built =
+      compileForRun(program, shapes, options.compile, options.cache,
+                    CompileTarget::Program, options.showSharding);
+  if (!built)
+    return built.takeError();
+  CompiledProgram *compiled = &built->compiled;
+  std::vector<ShardingView> &views = built->views;
 
   std::string meshText = program.mesh.toString();
   auto mesh = createMesh(program.mesh, options, "the mesh " + meshText);
@@ -333,7 +322,7 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
   if (!run && emulated.hasRunawayDevices()) {
     // A device still runs the compiled code and reads the inputs: neither
     // may be freed. The caller exits soon after.
-    abandonWhileDevicesRun(std::move(compiled->engine));
+    abandonWhileDevicesRun(std::move(*compiled));
     abandonWhileDevicesRun(std::move(inputs));
   }
   if (!run) {
@@ -384,19 +373,30 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
       printShardingGrid(views[i], shape, coords);
     }
   }
-  if (options.stats)
+  // Whether the cache had the code depends on earlier runs, like a time:
+  // --timing says it, and with --stats also names the entry.
+  if (options.stats) {
     printStats(emulated, options.timing);
+    if (options.timing)
+      printCacheStats(built->report, "program");
+  }
   if (options.timing)
-    printTiming(compileSeconds, run->seconds);
+    printTiming(built->report, run->seconds);
   if (!options.trace.empty() && !emulated.writeTrace(options.trace, error))
     return makeError(error);
   if (!options.check)
     return llvm::Error::success();
 
+  CompileReport referenceReport;
   llvm::Expected<std::vector<HostArray>> expected =
-      runReference(program, inputs, options);
+      runReference(program, inputs, options, referenceReport);
   if (!expected)
     return expected.takeError();
+  if (options.stats && options.timing)
+    printCacheStats(referenceReport, "reference");
+  if (options.timing)
+    std::printf("compile (reference): %s\n",
+                describeCompile(referenceReport).c_str());
   int mismatches = 0;
   for (size_t i = 0; i < outputs->size(); ++i) {
     DType dtype = (*outputs)[i].getDType();

@@ -6,6 +6,9 @@
 
 #include "tessera/Execution/Program.h"
 
+#include "tessera/Execution/Artifact.h"
+#include "tessera/Execution/Cache.h"
+
 #include "tessera/Conversion/RuntimeTypes.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
@@ -88,6 +91,8 @@ std::string Program::describeArg(size_t index) const {
 }
 
 bool Program::hasKernelCalls() const {
+  if (!module && artifact)
+    return artifact->metadata.hasKernelCalls;
   return (*module)
       ->walk([](kernel::CallOp) { return WalkResult::interrupt(); })
       .wasInterrupted();
@@ -195,6 +200,8 @@ static std::vector<std::string> getArgNames(func::FuncOp func,
 llvm::Expected<Program> mlir::tessera::exec::loadProgram(
     MLIRContext &context, llvm::SourceMgr &sourceMgr,
     std::unique_ptr<llvm::MemoryBuffer> buffer, StringRef entryName) {
+  // The compiled-code cache knows the program by its text.
+  std::string cacheId = "source:" + hashBytes({buffer->getBuffer()});
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   AsmParserState parserState;
   ParserConfig config(&context);
@@ -217,6 +224,7 @@ llvm::Expected<Program> mlir::tessera::exec::loadProgram(
   if (!entry)
     return entry.takeError();
   program.entryName = entry->getSymName().str();
+  program.cacheId = std::move(cacheId);
   std::vector<std::string> names = getArgNames(*entry, parserState);
   for (unsigned i = 0; i < entry->getNumArguments(); ++i) {
     Type type = entry->getArgument(i).getType();
@@ -271,7 +279,10 @@ void mlir::tessera::exec::setMesh(ModuleOp module, const MeshInfo &info) {
 
 llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
                                                    StringRef text) {
-  MeshInfo &info = program.mesh;
+  // An artifact's mesh is fixed: `--mesh` describes the calling context,
+  // which the call checks compare with it.
+  MeshInfo callMesh = program.mesh;
+  MeshInfo &info = program.artifact ? callMesh : program.mesh;
   SmallVector<StringRef> items;
   text.split(items, ',', -1, /*KeepEmpty=*/true);
   bool changed = false;
@@ -311,6 +322,10 @@ llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
                        llvm::Twine(std::numeric_limits<int32_t>::max()) + ")");
   if (changed)
     info.deviceIds.clear(); // A new shape has the default device order.
+  if (program.artifact) {
+    program.callMesh = std::move(callMesh);
+    return llvm::Error::success();
+  }
   setMesh(*program.module, info);
   if (failed(verify(*program.module)))
     return makeError("the program cannot run on mesh " + info.toString() +

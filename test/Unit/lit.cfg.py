@@ -16,3 +16,8 @@ config.test_format = lit.formats.GoogleTest(".", "Tests")
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# The execution library's compiled-code cache lives in the build tree, never
+# in the user's ~/.cache (tests of the cache use their own directories).
+config.environment["TESSERA_CACHE_DIR"] = os.path.join(
+    config.tessera_obj_root, "unittests", "tessera-cache")

@@ -7,11 +7,14 @@
 // `tessera-run FILE.mlir` compiles a global-view program for the mesh of its
 // module, JIT-compiles it and runs it with one thread per emulated device;
 // `--check` also runs the unpartitioned program on one device and compares.
+// `tessera-run FILE.tsx` runs an exported artifact the same way. Compiled
+// code is kept in the compiled-code cache.
 // The tool is its options: the work is the execution library's
 // (tessera/Execution). See docs/Tools/tessera-run.md.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/Execution/Artifact.h"
 #include "tessera/Execution/Execution.h"
 #include "tessera/InitAllPasses.h"
 #include "tessera/Version.h"
@@ -25,6 +28,7 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -36,7 +40,8 @@ cl::OptionCategory category("tessera-run options");
 
 /// tessera-run's command line.
 struct Options {
-  cl::opt<std::string> inputFile{cl::Positional, cl::desc("<input.mlir>"),
+  cl::opt<std::string> inputFile{cl::Positional,
+                                 cl::desc("<input.mlir or artifact.tsx>"),
                                  cl::Required, cl::cat(category)};
   cl::opt<std::string> entry{"entry",
                              cl::desc("The function to run (default: the "
@@ -135,6 +140,24 @@ struct Options {
                "elsewhere with --input)"),
       cl::value_desc("dir"), cl::cat(category)};
 
+  cl::opt<bool> noCache{
+      "no-cache",
+      cl::desc("Compile without the compiled-code cache (neither read nor "
+               "written)"),
+      cl::cat(category)};
+  cl::opt<std::string> cacheDir{
+      "cache-dir",
+      cl::desc("The compiled-code cache's directory (default: "
+               "$TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else "
+               "~/.cache/tessera)"),
+      cl::value_desc("dir"), cl::cat(category)};
+  cl::opt<uint64_t> cacheMaxBytes{
+      "cache-max-bytes",
+      cl::desc("The most bytes the cache's entries take; the least recently "
+               "used go first (default: $TESSERA_CACHE_MAX_BYTES, else 1 "
+               "GiB)"),
+      cl::value_desc("bytes"), cl::cat(category)};
+
   exec::RunOptions getRunOptions(bool stats) const {
     exec::RunOptions run;
     run.compile.kernelMode = kernelMode;
@@ -166,6 +189,10 @@ struct Options {
     run.atol = ifGiven(atol);
     run.watchdogSeconds = ifGiven(watchdog);
     run.saveInputsDir = saveInputs;
+    run.cache.enabled = !noCache;
+    run.cache.directory = cacheDir;
+    if (cacheMaxBytes.getNumOccurrences())
+      run.cache.maxBytes = cacheMaxBytes.getValue();
     return run;
   }
 };
@@ -226,6 +253,15 @@ int main(int argc, char **argv) {
   mlir::registerAsmPrinterCLOptions();
   hideUnrelatedOptions();
   bool stats = takeStatsFlag(argc, argv);
+  // MLIR's options that show or time the compilation (--mlir-timing,
+  // --mlir-print-ir-after, ...) need it to run: such runs bypass the cache.
+  bool observesCompilation = false;
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "--")
+      break;
+    observesCompilation |= arg.ltrim('-').starts_with("mlir-");
+  }
   cl::ParseCommandLineOptions(
       argc, argv,
       "tessera-run: compile a global-view program for a mesh of emulated "
@@ -245,13 +281,16 @@ int main(int argc, char **argv) {
     mlir::applyDefaultTimingPassManagerCLOptions(pm);
     return mlir::success();
   };
+  if (observesCompilation)
+    run.cache.enabled = false;
+  if (run.cache.maxBytes && *run.cache.maxBytes == 0)
+    return fail(exec::makeError("--cache-max-bytes must be at least 1"));
   if (Error error = exec::validateRunOptions(run))
     return fail(std::move(error));
 
   mlir::DialectRegistry registry;
   exec::registerExecutionDialects(registry);
   mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   // Diagnostics point at the source; the op dump would only repeat it.
   context.printOpOnDiagnostic(false);
 
@@ -260,6 +299,25 @@ int main(int argc, char **argv) {
       mlir::openInputFile(options.inputFile, &message);
   if (!file)
     return fail(exec::makeError(message));
+  // An artifact (by its magic bytes, or its name): its module is read only
+  // if it has to be compiled.
+  if (exec::looksLikeArtifact(file->getBuffer()) ||
+      sys::path::extension(options.inputFile) == ".tsx") {
+    Expected<exec::Artifact> artifact = exec::readArtifact(file->getBuffer());
+    if (!artifact)
+      return fail(exec::makeError(options.inputFile + ": " +
+                                  toString(artifact.takeError())));
+    Expected<exec::Program> program = exec::loadArtifactProgram(
+        context, std::make_shared<exec::Artifact>(std::move(*artifact)),
+        options.entry);
+    if (!program)
+      return fail(program.takeError());
+    if (Error error = exec::runProgram(*program, run))
+      return fail(std::move(error));
+    return 0;
+  }
+  context.loadAllAvailableDialects();
+
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   Expected<exec::Program> program =

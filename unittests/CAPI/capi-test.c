@@ -9,6 +9,7 @@
  * non-zero when a check in it fails.
  */
 
+#include "tessera-c/Artifact.h"
 #include "tessera-c/Execution.h"
 #include "tessera-c/Registration.h"
 #include "tessera-c/Spmd.h"
@@ -319,11 +320,138 @@ static void testExecution(void) {
   // CHECK-SAME: error:
 }
 
+/// A growing byte buffer, filled by a string callback.
+typedef struct {
+  char *data;
+  size_t size;
+} Bytes;
+
+static void appendBytes(MlirStringRef s, void *userData) {
+  Bytes *bytes = (Bytes *)userData;
+  bytes->data = (char *)realloc(bytes->data, bytes->size + s.length + 1);
+  memcpy(bytes->data + bytes->size, s.data, s.length);
+  bytes->size += s.length;
+  bytes->data[bytes->size] = 0;
+}
+
+/// Prints a result of a call: dtype, shape and the i32 values.
+static void printResult(TesseraArray array, void *userData) {
+  (void)userData;
+  fprintf(stdout, "result %.*s[", (int)array.dtype.length, array.dtype.data);
+  int64_t count = 1;
+  for (intptr_t d = 0; d < array.rank; ++d) {
+    fprintf(stdout, "%s%lld", d ? "," : "", (long long)array.shape[d]);
+    count *= array.shape[d];
+  }
+  fprintf(stdout, "] =");
+  for (int64_t i = 0; i < count; ++i)
+    fprintf(stdout, " %d", ((const int32_t *)array.data)[i]);
+  fprintf(stdout, "\n");
+}
+
+static void testArtifacts(void) {
+  fprintf(stdout, "@artifacts\n");
+  // CHECK-LABEL: @artifacts
+  // A polymorphic doubling (a batch of b rows of 2, sharded over 2 devices)
+  // exported, serialized, deserialized, inspected and called.
+  const char *program =
+      "spmd.mesh @mesh = <[\"x\"=2]>\n"
+      "func.func @double(%a: tensor<?x2xi32> {poly.shape = "
+      "#poly.shape<\"2*b, 2\">, spmd.sharding = #spmd.sharding<@mesh, "
+      "[{\"x\"}, {}]>}) -> tensor<?x2xi32> {\n"
+      "  %0 = arith.addi %a, %a : tensor<?x2xi32>\n"
+      "  return %0 : tensor<?x2xi32>\n"
+      "}\n";
+  Bytes bytes = {NULL, 0};
+  CHECK(mlirLogicalResultIsSuccess(
+      tesseraArtifactExport(str(program), str("double.mlir"), str(""), 3,
+                            appendBytes, print, &bytes)));
+  CHECK(bytes.size > 80);
+
+  TesseraArtifact artifact = tesseraArtifactDeserialize(
+      mlirStringRefCreate(bytes.data, bytes.size), print, P("error: "));
+  CHECK(!tesseraArtifactIsNull(artifact));
+  MlirStringRef name = tesseraArtifactGetFunctionName(artifact);
+  fprintf(stdout, "function %.*s: %d inputs, %d outputs, %d devices\n",
+          (int)name.length, name.data,
+          (int)tesseraArtifactGetNumInputs(artifact),
+          (int)tesseraArtifactGetNumOutputs(artifact),
+          (int)tesseraArtifactGetNumDevices(artifact));
+  // CHECK: function double: 1 inputs, 1 outputs, 2 devices
+
+  // Serializing gives back the same bytes.
+  Bytes again = {NULL, 0};
+  tesseraArtifactSerialize(artifact, appendBytes, &again);
+  CHECK(again.size == bytes.size &&
+        memcmp(again.data, bytes.data, bytes.size) == 0);
+  free(again.data);
+
+  tesseraArtifactInspect(artifact, false, printPiece, NULL);
+  // CHECK: fun_name: double
+  // CHECK: in_avals: (ShapedArray(int32[2*b,2]),)
+  // CHECK: in_shardings: (#spmd.sharding<@mesh, [{"x"}, {}]>,)
+  // CHECK: dim_vars: ('b',)
+  Bytes json = {NULL, 0};
+  tesseraArtifactInspect(artifact, true, appendBytes, &json);
+  CHECK(json.data && strstr(json.data, "\"function\": \"double\""));
+  free(json.data);
+
+  // Called with 4 rows (b = 2) and 6 rows (b = 3).
+  int32_t values[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  int64_t shape4[2] = {4, 2}, shape6[2] = {6, 2};
+  TesseraArray input = {str("i32"), 2, shape4, values};
+  CHECK(mlirLogicalResultIsSuccess(tesseraArtifactCall(
+      artifact, 1, &input, str(""), 1, true, printResult, print,
+      P("call: "))));
+  // CHECK: result i32[4,2] = 0 2 4 6 8 10 12 14
+  input.shape = shape6;
+  CHECK(mlirLogicalResultIsSuccess(tesseraArtifactCall(
+      artifact, 1, &input, str(""), 1, true, printResult, print,
+      P("call: "))));
+  // CHECK: result i32[6,2] = 0 2 4 6 8 10 12 14 16 18 20 22
+
+  // Exported.call's checks, with JAX's messages.
+  int64_t odd[2] = {3, 2};
+  input.shape = odd;
+  CHECK(mlirLogicalResultIsFailure(tesseraArtifactCall(
+      artifact, 1, &input, str(""), 1, true, printResult, print,
+      P("call: "))));
+  // CHECK: call: error: Input shapes do not match the polymorphic shapes specification. Division had remainder 1 when computing the value of 'b'.
+  input.dtype = str("f32");
+  input.shape = shape4;
+  CHECK(mlirLogicalResultIsFailure(tesseraArtifactCall(
+      artifact, 1, &input, str(""), 1, true, printResult, print,
+      P("call: "))));
+  // CHECK: call: error: Dtype mismatch for args[0]: expected int32 and called with float32
+  input.dtype = str("i32");
+  CHECK(mlirLogicalResultIsFailure(tesseraArtifactCall(
+      artifact, 1, &input, str("x=4"), 1, true, printResult, print,
+      P("call: "))));
+  // CHECK: call: error: Function double was exported for 2 devices and is called in a context with 4 devices, which is not allowed.
+  tesseraArtifactDestroy(artifact);
+
+  // Bad bytes are refused with one message.
+  bytes.data[bytes.size - 1] ^= 1;
+  TesseraArtifact corrupted = tesseraArtifactDeserialize(
+      mlirStringRefCreate(bytes.data, bytes.size), print, P("read: "));
+  CHECK(tesseraArtifactIsNull(corrupted));
+  // CHECK: read: error: the artifact's payload is corrupted
+  tesseraArtifactDestroy(corrupted);
+  free(bytes.data);
+
+  // An export error reaches the callback.
+  CHECK(mlirLogicalResultIsFailure(
+      tesseraArtifactExport(str(program), str("double.mlir"), str("nope"), 3,
+                            appendBytes, print, P("export: "))));
+  // CHECK: export: error: unknown entry function 'nope' (the module defines: double)
+}
+
 int main(void) {
   testRegistrationAndTypes();
   testMeshesAndShardings();
   testSymbolicShapes();
   testExecution();
+  testArtifacts();
   fprintf(stdout, "failures: %d\n", failures);
   // CHECK: failures: 0
   return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

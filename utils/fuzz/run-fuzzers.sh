@@ -21,7 +21,7 @@ shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(module attr symbolic-shape npy run-options)
+  targets=(module attr symbolic-shape npy run-options artifact)
 fi
 # libMLIR.so is not instrumented; see the asan target in the Makefile.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=0}

@@ -20,6 +20,7 @@
 #include "tessera/Execution/Report.h"
 #include "tessera/Runtime/HostArray.h"
 
+#include "llvm/ExecutionEngine/Orc/CoreContainers.h"
 #include "llvm/Support/Error.h"
 
 #include <functional>
@@ -28,7 +29,12 @@
 #include <vector>
 
 namespace llvm {
+class TargetMachine;
 class raw_pwrite_stream;
+namespace orc {
+class LLJIT;
+class MangleAndInterner;
+} // namespace orc
 } // namespace llvm
 
 namespace mlir {
@@ -90,7 +96,10 @@ struct EntryLayouts {
 
 /// A JIT-compiled per-device program.
 struct CompiledProgram {
+  /// The JIT holding the code: an ExecutionEngine (`jitCompile`) or a JIT
+  /// the object code was loaded into (`loadObjectCode` in Cache.h).
   std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   /// The packed entry (`_mlir_ciface_<entry>`).
   void (*function)(void **) = nullptr;
   std::vector<ValueInfo> results;
@@ -108,10 +117,15 @@ struct CompiledProgram {
   ~CompiledProgram();
 };
 
-/// The global-view passes on `module`: `poly-specialize` to `argShapes` (the
-/// concrete shapes of the entry's arguments) when the module is polymorphic,
-/// then mesh lifting, explicit inference and propagation. The module keeps
-/// its global view.
+/// `poly-specialize` of `module` to `argShapes` (the concrete shapes of the
+/// entry's arguments) when the module is polymorphic; nothing otherwise.
+llvm::Error specializeShapes(ModuleOp module, llvm::StringRef entryName,
+                             llvm::ArrayRef<std::vector<int64_t>> argShapes,
+                             const CompileOptions &options = {});
+
+/// The global-view passes on `module`: `specializeShapes`, then mesh
+/// lifting, explicit inference and propagation. The module keeps its global
+/// view.
 llvm::Error prepareGlobalView(ModuleOp module, llvm::StringRef entryName,
                               llvm::ArrayRef<std::vector<int64_t>> argShapes,
                               const CompileOptions &options = {});
@@ -140,6 +154,15 @@ llvm::Expected<CompiledProgram> jitCompile(ModuleOp module,
                                            llvm::ArrayRef<ValueInfo> results,
                                            EntryLayouts layouts,
                                            const CompileOptions &options);
+
+/// A target machine for the host CPU (its features detected, not assumed)
+/// at LLVM's optimization level `optLevel`.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(unsigned optLevel);
+
+/// The symbols compiled code calls besides the C library's: the runtime's
+/// C ABI, the allocation functions of the memref lowering, `memrefCopy`.
+llvm::orc::SymbolMap getRuntimeSymbols(llvm::orc::MangleAndInterner &interner);
 
 /// What `emitModule` writes.
 enum class EmitKind { Mlir, Llvm, Object };

@@ -14,6 +14,7 @@
 #ifndef TESSERA_EXECUTION_EXECUTION_H
 #define TESSERA_EXECUTION_EXECUTION_H
 
+#include "tessera/Execution/Cache.h"
 #include "tessera/Execution/Compile.h"
 #include "tessera/Execution/Program.h"
 #include "tessera/Execution/Run.h"
@@ -28,6 +29,8 @@ namespace mlir::tessera::exec {
 /// Everything a run can be asked to do.
 struct RunOptions {
   CompileOptions compile;
+  /// The compiled-code cache (on by default).
+  CacheOptions cache;
   InputOptions inputs;
   /// `name=size,...`: new sizes of mesh axes.
   std::string meshSizes;

@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ class DialectRegistry;
 class MLIRContext;
 
 namespace tessera::exec {
+struct Artifact;
 
 //===----------------------------------------------------------------------===//
 // Errors
@@ -93,11 +95,24 @@ struct ValueInfo {
 
 /// A verified global-view module with the entry to run and its mesh.
 struct Program {
+  /// Null for an artifact's program until it is compiled (`ensureModule`
+  /// in Artifact.h reads it from the artifact).
   OwningOpRef<ModuleOp> module;
   std::string entryName;
   std::vector<ArgInfo> args;
   std::vector<ValueInfo> results;
   MeshInfo mesh;
+  /// Identifies the program in the compiled-code cache: a hash of the source
+  /// text (with the entry), or the artifact's id.
+  std::string cacheId;
+  /// The exported artifact the program runs (null for a program from
+  /// source), whose module is read in `context` when it is needed.
+  std::shared_ptr<const Artifact> artifact;
+  MLIRContext *context = nullptr;
+  /// For an artifact: the mesh of the calling context, when `--mesh` gives
+  /// one (an artifact runs on the mesh it was exported for; the call checks
+  /// compare the two).
+  std::optional<MeshInfo> callMesh;
 
   /// `argument 1 (%w)`.
   std::string describeArg(size_t index) const;
