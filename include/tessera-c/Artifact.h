@@ -1,4 +1,4 @@
-/*===- Artifact.h - Tessera C API: exported artifacts ------------*- C -*-===*\
+/*===- Artifact.h - Tessera C API: exported artifacts -------------*- C -*-===*\
 |*                                                                            *|
 |* Part of the Tessera project, under the Apache License v2.0.                *|
 |*                                                                            *|

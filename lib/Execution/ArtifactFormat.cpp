@@ -12,6 +12,8 @@
 
 #include "tessera/Execution/Artifact.h"
 
+#include "LittleEndian.h"
+
 #include "tessera/Dialect/Comm/IR/CommBytecode.h"
 #include "tessera/Dialect/Kernel/IR/KernelBytecode.h"
 #include "tessera/Dialect/Poly/IR/PolyBytecode.h"
@@ -19,7 +21,6 @@
 #include "tessera/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -35,7 +36,6 @@ using namespace mlir;
 using namespace mlir::tessera;
 using namespace mlir::tessera::exec;
 namespace json = llvm::json;
-namespace endian = llvm::support::endian;
 
 /// The magic bytes: not ASCII text, then `TSX`, then bytes that a text-mode
 /// transfer or a truncation at the first line would change (as PNG's).
@@ -400,22 +400,11 @@ mlir::tessera::exec::parseMetadataJson(llvm::StringRef text) {
 // The container
 //===----------------------------------------------------------------------===//
 
-/// Appends `value` in little-endian order.
-template <typename T> static void append(std::string &out, T value) {
-  char bytes[sizeof(T)];
-  endian::write<T, llvm::endianness::little>(bytes, value);
-  out.append(bytes, sizeof(T));
-}
-
-template <typename T> static T readAt(llvm::StringRef bytes, size_t offset) {
-  return endian::read<T, llvm::endianness::little>(bytes.data() + offset);
-}
-
 static void appendSection(std::string &out, SectionKind kind,
                           llvm::StringRef data) {
-  append<uint32_t>(out, kind);
-  append<uint32_t>(out, 0);
-  append<uint64_t>(out, data.size());
+  appendLittleEndian<uint32_t>(out, kind);
+  appendLittleEndian<uint32_t>(out, 0);
+  appendLittleEndian<uint64_t>(out, data.size());
   out.append(data.data(), data.size());
 }
 
@@ -434,7 +423,7 @@ mlir::tessera::exec::writeArtifactContainer(llvm::StringRef metadataJson,
     return makeError("the Tessera version '" + header.tesseraVersion +
                      "' does not fit the header");
   std::string payload;
-  append<uint32_t>(payload, 2);
+  appendLittleEndian<uint32_t>(payload, 2);
   appendSection(payload, kMetadataSection, metadataJson);
   appendSection(payload, kBytecodeSection, bytecode);
   if (payload.size() > kMaxPayloadBytes)
@@ -456,17 +445,17 @@ mlir::tessera::exec::writeArtifactContainer(llvm::StringRef metadataJson,
   header.uncompressedSize = payload.size();
   header.payloadChecksum = XXH64(compressed.data(), compressed.size(), 0);
   std::string out(kMagic, sizeof(kMagic));
-  append<uint32_t>(out, header.formatVersion);
-  append<uint32_t>(out, header.callingConventionVersion);
-  append<uint32_t>(out, header.flags);
-  append<int32_t>(out, header.compressionLevel);
+  appendLittleEndian<uint32_t>(out, header.formatVersion);
+  appendLittleEndian<uint32_t>(out, header.callingConventionVersion);
+  appendLittleEndian<uint32_t>(out, header.flags);
+  appendLittleEndian<int32_t>(out, header.compressionLevel);
   std::string version = header.tesseraVersion;
   version.resize(kVersionField, '\0');
   out += version;
-  append<uint64_t>(out, header.payloadSize);
-  append<uint64_t>(out, header.uncompressedSize);
-  append<uint64_t>(out, header.payloadChecksum);
-  append<uint64_t>(out, XXH64(out.data(), out.size(), 0));
+  appendLittleEndian<uint64_t>(out, header.payloadSize);
+  appendLittleEndian<uint64_t>(out, header.uncompressedSize);
+  appendLittleEndian<uint64_t>(out, header.payloadChecksum);
+  appendLittleEndian<uint64_t>(out, XXH64(out.data(), out.size(), 0));
   assert(out.size() == ArtifactHeader::kSize && "header size");
   out += compressed;
   return out;
@@ -503,24 +492,25 @@ mlir::tessera::exec::readArtifactContainer(llvm::StringRef bytes) {
                      " bytes, less than its " +
                      llvm::Twine(ArtifactHeader::kSize) + "-byte header");
   ArtifactHeader &header = container.header;
-  header.formatVersion = readAt<uint32_t>(bytes, 8);
+  header.formatVersion = readLittleEndian<uint32_t>(bytes, 8);
   // A newer format may lay out the rest of the header differently.
   if (header.formatVersion > kArtifactFormatVersion ||
       header.formatVersion < kOldestArtifactFormatVersion)
     return versionError("format", header.formatVersion,
                         kOldestArtifactFormatVersion, kArtifactFormatVersion);
   constexpr size_t kChecked = ArtifactHeader::kSize - sizeof(uint64_t);
-  if (XXH64(bytes.data(), kChecked, 0) != readAt<uint64_t>(bytes, kChecked))
+  if (XXH64(bytes.data(), kChecked, 0) !=
+      readLittleEndian<uint64_t>(bytes, kChecked))
     return makeError("the artifact's header is corrupted (its checksum does "
                      "not match)");
-  header.callingConventionVersion = readAt<uint32_t>(bytes, 12);
-  header.flags = readAt<uint32_t>(bytes, 16);
-  header.compressionLevel = readAt<int32_t>(bytes, 20);
+  header.callingConventionVersion = readLittleEndian<uint32_t>(bytes, 12);
+  header.flags = readLittleEndian<uint32_t>(bytes, 16);
+  header.compressionLevel = readLittleEndian<int32_t>(bytes, 20);
   llvm::StringRef version = bytes.substr(24, kVersionField);
   header.tesseraVersion = version.take_until([](char c) { return !c; }).str();
-  header.payloadSize = readAt<uint64_t>(bytes, 48);
-  header.uncompressedSize = readAt<uint64_t>(bytes, 56);
-  header.payloadChecksum = readAt<uint64_t>(bytes, 64);
+  header.payloadSize = readLittleEndian<uint64_t>(bytes, 48);
+  header.uncompressedSize = readLittleEndian<uint64_t>(bytes, 56);
+  header.payloadChecksum = readLittleEndian<uint64_t>(bytes, 64);
   if (header.callingConventionVersion > kCallingConventionVersion ||
       header.callingConventionVersion < kOldestCallingConventionVersion)
     return versionError("calling-convention", header.callingConventionVersion,
@@ -574,20 +564,20 @@ mlir::tessera::exec::readArtifactContainer(llvm::StringRef bytes) {
   auto malformed = [](const llvm::Twine &what) {
     return makeError("the artifact's payload is malformed: " + what);
   };
-  if (rest.size() < 4 || readAt<uint32_t>(rest, 0) != 2)
+  if (rest.size() < 4 || readLittleEndian<uint32_t>(rest, 0) != 2)
     return malformed("expected 2 sections");
   rest = rest.drop_front(4);
   for (SectionKind kind : {kMetadataSection, kBytecodeSection}) {
     if (rest.size() < 16)
       return malformed("a section header is cut off");
-    uint32_t found = readAt<uint32_t>(rest, 0);
-    uint64_t length = readAt<uint64_t>(rest, 8);
+    uint32_t found = readLittleEndian<uint32_t>(rest, 0);
+    uint64_t length = readLittleEndian<uint64_t>(rest, 8);
     if (found != kind)
       return malformed("section kind " + llvm::Twine(found) + " where " +
                        (kind == kMetadataSection ? "the metadata (1)"
                                                  : "the module bytecode (2)") +
                        " belongs");
-    if (readAt<uint32_t>(rest, 4) != 0)
+    if (readLittleEndian<uint32_t>(rest, 4) != 0)
       return malformed("a reserved field is not zero");
     rest = rest.drop_front(16);
     if (length > rest.size())

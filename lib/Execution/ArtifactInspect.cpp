@@ -92,6 +92,18 @@ void mlir::tessera::exec::printArtifact(const Artifact &artifact,
   if (json) {
     llvm::Expected<json::Value> metadata =
         json::parse(artifact.container.metadataJson);
+    // The versions this build reads.
+    json::Object dialects;
+    for (const DialectVersionInfo &info : getDialectVersions())
+      dialects[info.dialect] = json::Array{static_cast<int64_t>(info.oldest),
+                                           static_cast<int64_t>(info.current)};
+    json::Object reader{
+        {"format_versions",
+         json::Array{kOldestArtifactFormatVersion, kArtifactFormatVersion}},
+        {"calling_convention_versions",
+         json::Array{kOldestCallingConventionVersion,
+                     kCallingConventionVersion}},
+        {"dialect_versions", std::move(dialects)}};
     json::Object object{
         {"file", name},
         {"file_size", static_cast<int64_t>(artifact.container.fileSize)},
@@ -111,12 +123,7 @@ void mlir::tessera::exec::printArtifact(const Artifact &artifact,
         {"sections",
          json::Object{{"metadata", static_cast<int64_t>(metadataBytes)},
                       {"bytecode", static_cast<int64_t>(bytecodeBytes)}}},
-        {"reader", json::Object{{"format_versions",
-                                 json::Array{kOldestArtifactFormatVersion,
-                                             kArtifactFormatVersion}},
-                                {"calling_convention_versions",
-                                 json::Array{kOldestCallingConventionVersion,
-                                             kCallingConventionVersion}}}}};
+        {"reader", std::move(reader)}};
     if (metadata)
       object["metadata"] = std::move(*metadata);
     else

@@ -14,8 +14,9 @@
 
 #include "tessera/Execution/Cache.h"
 
+#include "LittleEndian.h"
+
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -34,7 +35,6 @@
 using namespace mlir;
 using namespace mlir::tessera;
 using namespace mlir::tessera::exec;
-namespace endian = llvm::support::endian;
 namespace fs = llvm::sys::fs;
 
 static constexpr char kEntryMagic[8] = {'T', 'S', 'X', 'C', 'A', 'C', 'H', 'E'};
@@ -128,20 +128,10 @@ std::string CompileCache::getEntryPath(llvm::StringRef key) const {
   return path.str().str();
 }
 
-template <typename T> static void append(std::string &out, T value) {
-  char bytes[sizeof(T)];
-  endian::write<T, llvm::endianness::little>(bytes, value);
-  out.append(bytes, sizeof(T));
-}
-
-template <typename T> static T readAt(llvm::StringRef bytes, size_t offset) {
-  return endian::read<T, llvm::endianness::little>(bytes.data() + offset);
-}
-
 std::string CompileCache::encodeEntry(llvm::StringRef key,
                                       llvm::StringRef data) {
   std::string plain;
-  append<uint64_t>(plain, key.size());
+  appendLittleEndian<uint64_t>(plain, key.size());
   plain += key;
   plain += data;
   std::string compressed(ZSTD_compressBound(plain.size()), '\0');
@@ -150,12 +140,13 @@ std::string CompileCache::encodeEntry(llvm::StringRef key,
   // Compressing into a buffer of ZSTD_compressBound bytes cannot fail.
   compressed.resize(ZSTD_isError(size) ? 0 : size);
   std::string out(kEntryMagic, sizeof(kEntryMagic));
-  append<uint32_t>(out, kEntryVersion);
-  append<uint32_t>(out, 0);
-  append<uint64_t>(out, compressed.size());
-  append<uint64_t>(out, plain.size());
-  append<uint64_t>(out, XXH64(compressed.data(), compressed.size(), 0));
-  append<uint64_t>(out, XXH64(out.data(), out.size(), 0));
+  appendLittleEndian<uint32_t>(out, kEntryVersion);
+  appendLittleEndian<uint32_t>(out, 0);
+  appendLittleEndian<uint64_t>(out, compressed.size());
+  appendLittleEndian<uint64_t>(out, plain.size());
+  appendLittleEndian<uint64_t>(out,
+                               XXH64(compressed.data(), compressed.size(), 0));
+  appendLittleEndian<uint64_t>(out, XXH64(out.data(), out.size(), 0));
   return out + compressed;
 }
 
@@ -166,20 +157,20 @@ llvm::Expected<std::string> CompileCache::decodeEntry(llvm::StringRef bytes,
                      " bytes)");
   if (!bytes.starts_with(llvm::StringRef(kEntryMagic, sizeof(kEntryMagic))))
     return makeError("the entry has the wrong magic bytes");
-  if (XXH64(bytes.data(), 40, 0) != readAt<uint64_t>(bytes, 40))
+  if (XXH64(bytes.data(), 40, 0) != readLittleEndian<uint64_t>(bytes, 40))
     return makeError("the entry's header checksum does not match");
-  if (readAt<uint32_t>(bytes, 8) != kEntryVersion)
+  if (readLittleEndian<uint32_t>(bytes, 8) != kEntryVersion)
     return makeError("the entry has format version " +
-                     llvm::Twine(readAt<uint32_t>(bytes, 8)));
-  uint64_t compressedSize = readAt<uint64_t>(bytes, 16);
-  uint64_t plainSize = readAt<uint64_t>(bytes, 24);
+                     llvm::Twine(readLittleEndian<uint32_t>(bytes, 8)));
+  uint64_t compressedSize = readLittleEndian<uint64_t>(bytes, 16);
+  uint64_t plainSize = readLittleEndian<uint64_t>(bytes, 24);
   llvm::StringRef compressed = bytes.drop_front(kEntryHeaderSize);
   if (compressed.size() != compressedSize)
     return makeError("the entry is truncated (" +
                      llvm::Twine(compressed.size()) + " of " +
                      llvm::Twine(compressedSize) + " bytes)");
   if (XXH64(compressed.data(), compressed.size(), 0) !=
-      readAt<uint64_t>(bytes, 32))
+      readLittleEndian<uint64_t>(bytes, 32))
     return makeError("the entry's checksum does not match");
   if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) !=
       plainSize)
@@ -190,9 +181,9 @@ llvm::Expected<std::string> CompileCache::decodeEntry(llvm::StringRef bytes,
   if (ZSTD_isError(size) || size != plainSize)
     return makeError("the entry does not decompress");
   llvm::StringRef rest(plain);
-  if (rest.size() < 8 || readAt<uint64_t>(rest, 0) > rest.size() - 8)
+  if (rest.size() < 8 || readLittleEndian<uint64_t>(rest, 0) > rest.size() - 8)
     return makeError("the entry's key is malformed");
-  uint64_t keySize = readAt<uint64_t>(rest, 0);
+  uint64_t keySize = readLittleEndian<uint64_t>(rest, 0);
   if (rest.substr(8, keySize) != key)
     return makeError("the entry belongs to another key");
   return rest.drop_front(8 + keySize).str();

@@ -561,9 +561,10 @@ llvm::Expected<CompiledProgram> mlir::tessera::exec::jitCompile(
   return std::move(compiled);
 }
 
-llvm::Error mlir::tessera::exec::emitModule(ModuleOp module, EmitKind kind,
-                                            llvm::raw_pwrite_stream &os,
-                                            const CompileOptions &options) {
+llvm::Error mlir::tessera::exec::emitModule(
+    ModuleOp module, EmitKind kind, llvm::raw_pwrite_stream &os,
+    const CompileOptions &options,
+    llvm::function_ref<llvm::Error(llvm::Module &)> prepare) {
   if (kind == EmitKind::Mlir) {
     module.print(os);
     return llvm::Error::success();
@@ -579,6 +580,9 @@ llvm::Error mlir::tessera::exec::emitModule(ModuleOp module, EmitKind kind,
     return machine.takeError();
   ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
                                                   machine->get());
+  if (prepare)
+    if (llvm::Error err = prepare(*llvmModule))
+      return err;
   if (llvm::Error err = makeOptimizingTransformer(
           options.optLevel, 0, machine->get())(llvmModule.get()))
     return makeError("LLVM optimization failed: " +

@@ -21,8 +21,6 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
@@ -33,13 +31,11 @@
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <xxhash.h>
@@ -193,32 +189,20 @@ static void addPackedEntry(llvm::Module &module, llvm::Function *target) {
 llvm::Expected<std::string>
 mlir::tessera::exec::compileToObject(ModuleOp module, llvm::StringRef entryName,
                                      const CompileOptions &options) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule)
-    return makeError("translation to LLVM IR failed");
-  auto machine = createHostTargetMachine(options.optLevel);
-  if (!machine)
-    return machine.takeError();
-  ExecutionEngine::setupTargetTripleAndDataLayout(llvmModule.get(),
-                                                  machine->get());
-  std::string cInterface = ("_mlir_ciface_" + entryName).str();
-  llvm::Function *entry = llvmModule->getFunction(cInterface);
-  if (!entry || entry->isDeclaration())
-    return makeError("the compiled program has no function @" + cInterface);
-  addPackedEntry(*llvmModule, entry);
-  if (llvm::Error error = makeOptimizingTransformer(
-          options.optLevel, 0, machine->get())(llvmModule.get()))
-    return makeError("LLVM optimization failed: " +
-                     llvm::toString(std::move(error)));
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                      llvm::CodeGenFileType::ObjectFile))
-    return makeError("the host target cannot emit object files");
-  codegen.run(*llvmModule);
+  std::string cInterface = ("_mlir_ciface_" + entryName).str();
+  if (llvm::Error error = emitModule(
+          module, EmitKind::Object, os, options,
+          [&](llvm::Module &llvmModule) -> llvm::Error {
+            llvm::Function *entry = llvmModule.getFunction(cInterface);
+            if (!entry || entry->isDeclaration())
+              return makeError("the compiled program has no function @" +
+                               cInterface);
+            addPackedEntry(llvmModule, entry);
+            return llvm::Error::success();
+          }))
+    return std::move(error);
   return std::string(buffer.begin(), buffer.end());
 }
 

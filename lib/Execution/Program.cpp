@@ -200,8 +200,10 @@ static std::vector<std::string> getArgNames(func::FuncOp func,
 llvm::Expected<Program> mlir::tessera::exec::loadProgram(
     MLIRContext &context, llvm::SourceMgr &sourceMgr,
     std::unique_ptr<llvm::MemoryBuffer> buffer, StringRef entryName) {
-  // The compiled-code cache knows the program by its text.
-  std::string cacheId = "source:" + hashBytes({buffer->getBuffer()});
+  // The compiled-code cache knows the program by its name and text (the
+  // name is in the code's messages).
+  std::string cacheId = "source:" + hashBytes({buffer->getBufferIdentifier(),
+                                               buffer->getBuffer()});
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   AsmParserState parserState;
   ParserConfig config(&context);

@@ -1,5 +1,4 @@
-//===- BytecodeVersion.h - bytecode versions of Tessera's dialects -*- C++
-//-*-===//
+//===- BytecodeVersion.h - bytecode versions of the dialects ----*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -29,6 +29,7 @@
 #include <vector>
 
 namespace llvm {
+class Module;
 class TargetMachine;
 class raw_pwrite_stream;
 namespace orc {
@@ -168,10 +169,12 @@ llvm::orc::SymbolMap getRuntimeSymbols(llvm::orc::MangleAndInterner &interner);
 enum class EmitKind { Mlir, Llvm, Object };
 
 /// Writes the lowered `module` to `os`: as the LLVM dialect, as optimized
-/// LLVM IR or as an object file for the host.
-llvm::Error emitModule(ModuleOp module, EmitKind kind,
-                       llvm::raw_pwrite_stream &os,
-                       const CompileOptions &options);
+/// LLVM IR or as an object file for the host. `prepare`, if given, changes
+/// the LLVM IR before it is optimized.
+llvm::Error
+emitModule(ModuleOp module, EmitKind kind, llvm::raw_pwrite_stream &os,
+           const CompileOptions &options,
+           llvm::function_ref<llvm::Error(llvm::Module &)> prepare = {});
 
 /// The shardings of the entry of the propagated global-view `module` (its
 /// arguments, then its results), for `--show-sharding`.

@@ -1,4 +1,4 @@
-//===- CommBytecode.cpp - bytecode versions of the comm dialect -----------===//
+//===- CommBytecode.cpp - the comm dialect's bytecode versions ------------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,5 +1,4 @@
-//===- KernelBytecode.cpp - bytecode versions of the kernel dialect
-//-----------===//
+//===- KernelBytecode.cpp - the kernel dialect's bytecode versions --------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- PolyBytecode.cpp - bytecode versions of the poly dialect -----------===//
+//===- PolyBytecode.cpp - the poly dialect's bytecode versions ------------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

@@ -1,4 +1,4 @@
-//===- SpmdBytecode.cpp - bytecode versions of the spmd dialect -----------===//
+//===- SpmdBytecode.cpp - the spmd dialect's bytecode versions ------------===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
 //

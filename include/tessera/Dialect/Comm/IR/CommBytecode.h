@@ -1,11 +1,6 @@
-//===- CommBytecode.h - bytecode versions of the comm dialect ---*- C++ -*-===//
+//===- CommBytecode.h - comm bytecode versions ------------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
-//
-//===----------------------------------------------------------------------===//
-//
-// The versions of the comm dialect's MLIR bytecode (tessera/Dialect/
-// BytecodeVersion.h) and the registration of its bytecode interface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,14 +12,11 @@
 namespace mlir::tessera::comm {
 class CommDialect;
 
-/// The comm dialect's bytecode versions: written, and the oldest read.
-/// History (a new version says what changed and lib/Dialect/Comm/IR/
-/// CommBytecode.cpp upgrades the IR of the older ones):
+/// The versions of the comm dialect's bytecode (BytecodeVersion.h). History:
 ///   1  the first versioned bytecode (Tessera 0.1).
 inline constexpr DialectVersionRange kBytecodeVersions = {"comm", 1, 1};
 
-/// Registers the comm dialect's bytecode interface (called by
-/// CommDialect::initialize).
+/// Registers the bytecode interface (CommDialect::initialize).
 void registerBytecodeInterface(CommDialect &dialect);
 
 } // namespace mlir::tessera::comm

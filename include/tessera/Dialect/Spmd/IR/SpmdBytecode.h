@@ -1,11 +1,6 @@
-//===- SpmdBytecode.h - bytecode versions of the spmd dialect ---*- C++ -*-===//
+//===- SpmdBytecode.h - spmd bytecode versions ------------------*- C++ -*-===//
 //
 // Part of the Tessera project, under the Apache License v2.0.
-//
-//===----------------------------------------------------------------------===//
-//
-// The versions of the spmd dialect's MLIR bytecode (tessera/Dialect/
-// BytecodeVersion.h) and the registration of its bytecode interface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,14 +12,11 @@
 namespace mlir::tessera::spmd {
 class SpmdDialect;
 
-/// The spmd dialect's bytecode versions: written, and the oldest read.
-/// History (a new version says what changed and lib/Dialect/Spmd/IR/
-/// SpmdBytecode.cpp upgrades the IR of the older ones):
+/// The versions of the spmd dialect's bytecode (BytecodeVersion.h). History:
 ///   1  the first versioned bytecode (Tessera 0.1).
 inline constexpr DialectVersionRange kBytecodeVersions = {"spmd", 1, 1};
 
-/// Registers the spmd dialect's bytecode interface (called by
-/// SpmdDialect::initialize).
+/// Registers the bytecode interface (SpmdDialect::initialize).
 void registerBytecodeInterface(SpmdDialect &dialect);
 
 } // namespace mlir::tessera::spmd
