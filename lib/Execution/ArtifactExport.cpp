@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactBytecodeProbe.h"
 #include "ArtifactShapes.h"
 
 #include "tessera/Conversion/RuntimeTypes.h"
@@ -406,6 +407,8 @@ mlir::tessera::exec::readArtifactModule(const Artifact &artifact,
                                "the artifact's module");
   if (!isBytecode(buffer))
     return makeError("the artifact's module is not MLIR bytecode");
+  if (llvm::Error error = probeArtifactBytecode(artifact.container.bytecode))
+    return std::move(error);
   ParserConfig config(&context);
   Block block;
   if (failed(readBytecodeFile(buffer, &block, config)))
