@@ -738,7 +738,7 @@ llvm::Expected<CompiledRun> mlir::tessera::exec::compileForRun(
       return compiled.takeError();
     run.compiled = std::move(*compiled);
     report.cacheUsed = false;
-    report.note = "not cached (the program has global constructors)";
+    report.note = "off for this program (it has global constructors)";
     run.report = report;
     run.report.seconds = elapsed();
     return std::move(run);
