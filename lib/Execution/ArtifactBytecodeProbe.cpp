@@ -38,9 +38,17 @@ using namespace mlir::tessera::exec;
 #if defined(__SANITIZE_ADDRESS__)
 #define TESSERA_PROBE_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) ||                                        \
+    __has_feature(undefined_behavior_sanitizer)
 #define TESSERA_PROBE_SANITIZED 1
 #endif
+#endif
+
+#ifdef TESSERA_PROBE_SANITIZED
+/// The sanitizers' public interface (sanitizer/common_interface_defs.h):
+/// what runs when a sanitizer ends the process after a report.
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void))
+    __attribute__((weak));
 #endif
 
 namespace {
@@ -80,6 +88,12 @@ rlim_t getMappedBytes() {
                               rlim_t seconds, rlim_t memory) {
   for (int signal : {SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGXCPU})
     std::signal(signal, SIG_DFL);
+#ifdef TESSERA_PROBE_SANITIZED
+  // The parent's callback is not the child's to run (libFuzzer's would save
+  // the input as a crash of the parent).
+  if (__sanitizer_set_death_callback)
+    __sanitizer_set_death_callback(nullptr);
+#endif
   // SIGXCPU at the limit (SIGKILL a little after, if it is ignored).
   struct rlimit cpu = {seconds, seconds + 5}, core = {0, 0};
   ::setrlimit(RLIMIT_CPU, &cpu);
@@ -144,12 +158,11 @@ std::string describeDeath(int status, llvm::StringRef output) {
 llvm::Error
 mlir::tessera::exec::probeArtifactBytecode(llvm::StringRef bytecode) {
   rlim_t seconds = getProcessorSeconds(bytecode.size());
+  // The limit counts what the process maps already (with a sanitizer's
+  // shadow memory, reserved when it started).
   rlim_t memory = 0;
-#ifndef TESSERA_PROBE_SANITIZED
-  // A sanitizer's shadow memory is address space too: no limit there.
   if (rlim_t mapped = getMappedBytes())
     memory = mapped + getExtraMemory(bytecode.size());
-#endif
   int pipe[2];
   if (::pipe2(pipe, O_CLOEXEC) != 0)
     return llvm::Error::success(); // No child: read it in this process.

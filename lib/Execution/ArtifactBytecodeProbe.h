@@ -23,7 +23,7 @@ namespace mlir::tessera::exec {
 
 /// Reads `bytecode` in a child process with a context of its own (threads
 /// off), the default signal actions, its output captured, a limit on
-/// processor time and (outside sanitizer builds) on memory, and a deadline.
+/// processor time and memory, and a deadline.
 /// Returns an error naming what happened when the reader died there or did
 /// not finish; success when it returned (with or without a diagnosed
 /// failure: the caller reads the bytecode again for its diagnostics) or
