@@ -399,6 +399,16 @@ struct EntryReader {
         out.push_back(string(item));
     return out;
   }
+  /// The items of the array `o[key]`, each read by `read`.
+  template <typename T>
+  std::vector<T> list(const json::Object &o, llvm::StringRef key,
+                      T (EntryReader::*read)(const json::Value &)) {
+    std::vector<T> out;
+    if (const json::Array *a = array(o, key))
+      for (const json::Value &item : *a)
+        out.push_back((this->*read)(item));
+    return out;
+  }
   rt::AxisPart part(const json::Value &v) {
     std::vector<int64_t> values = integers(&v);
     ok &= values.size() == 3;
@@ -479,18 +489,12 @@ static llvm::Expected<CompiledRun> decodeRun(llvm::StringRef data,
           {RankedTensorType::get(r.integers(o->get("shape")), type), *dtype});
     }
   layouts.perDevice = info->getBoolean("per_device").value_or(false);
-  if (const json::Array *list = r.array(*info, "args"))
-    for (const json::Value &item : *list)
-      layouts.args.push_back(r.layout(item));
-  if (const json::Array *list = r.array(*info, "result_layouts"))
-    for (const json::Value &item : *list)
-      layouts.results.push_back(r.layout(item));
-  if (const json::Array *list = r.array(*info, "arg_unreduced"))
-    for (const json::Value &item : *list)
-      layouts.argUnreduced.push_back(r.unreduced(item));
-  if (const json::Array *list = r.array(*info, "result_unreduced"))
-    for (const json::Value &item : *list)
-      layouts.resultUnreduced.push_back(r.unreduced(item));
+  layouts.args = r.list(*info, "args", &EntryReader::layout);
+  layouts.results = r.list(*info, "result_layouts", &EntryReader::layout);
+  layouts.argUnreduced =
+      r.list(*info, "arg_unreduced", &EntryReader::unreduced);
+  layouts.resultUnreduced =
+      r.list(*info, "result_unreduced", &EntryReader::unreduced);
   layouts.argText = r.strings(r.array(*info, "arg_text"));
   layouts.resultText = r.strings(r.array(*info, "result_text"));
   if (const json::Array *list = r.array(*info, "result_shapes"))
