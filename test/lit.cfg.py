@@ -52,3 +52,15 @@ config.environment["TESSERA_CACHE_DIR"] = os.path.join(
     config.tessera_obj_root, "test", "tessera-cache")
 config.environment.pop("TESSERA_CACHE_MAX_BYTES", None)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# MPI (test/Integration/Mpi): mpirun on this host, allowed to run as root
+# (CI containers), with more processes than cores, without binding processes
+# to cores (a process's device threads share the processors), over shared
+# memory only.
+for name, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+                    ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                    ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+                    ("OMPI_MCA_hwloc_base_binding_policy", "none"),
+                    ("OMPI_MCA_btl", "self,vader")]:
+    config.environment[name] = value
+config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))

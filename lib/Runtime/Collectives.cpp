@@ -195,13 +195,11 @@ static void checkForGroup(Call &call, int64_t groupSize) {
 // Data phases
 //===----------------------------------------------------------------------===//
 
-/// Copies the box of extents `box` at `srcOffset` in the row-major `src`
-/// (shape `srcShape`) to `dstOffset` in `dst` (shape `dstShape`).
-static void copyBox(void *dst, const std::vector<int64_t> &dstShape,
-                    const std::vector<int64_t> &dstOffset, const void *src,
-                    const std::vector<int64_t> &srcShape,
-                    const std::vector<int64_t> &srcOffset,
-                    const std::vector<int64_t> &box, int64_t elemSize) {
+void tessera::rt::detail::copyBox(
+    void *dst, const std::vector<int64_t> &dstShape,
+    const std::vector<int64_t> &dstOffset, const void *src,
+    const std::vector<int64_t> &srcShape, const std::vector<int64_t> &srcOffset,
+    const std::vector<int64_t> &box, int64_t elemSize) {
   size_t rank = box.size();
   for (int64_t extent : box)
     if (extent == 0)
@@ -452,6 +450,8 @@ static bool execute(MeshImpl &mesh, int64_t device, Call &call,
   if (!r)
     return false;
   call.allArrived = Clock::now();
+  if (r->crossProcess)
+    return runAcrossProcesses(mesh, *r, rank, device, call.site);
   if (!call.phase)
     return true;
 

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -38,6 +39,8 @@ static constexpr double kMaxWatchdogSeconds = 1e7;
 /// After a failure, `run` waits for the devices to end for the watchdog
 /// timeout, but at least this long, before it abandons those still running.
 static constexpr double kMinGraceSeconds = 1;
+/// How often the host of a mesh spread over processes takes their notices.
+static constexpr double kPollSeconds = 0.002;
 
 const char *tessera::rt::getCollectiveKindName(CollectiveKind kind) {
   switch (kind) {
@@ -79,17 +82,6 @@ static bool getDefaultWatchdogSeconds(double &seconds, std::string &error) {
   }
   seconds = value;
   return true;
-}
-
-/// "device 3" or "devices 0, 1, 2".
-static std::string describeDevices(const std::vector<int64_t> &ids) {
-  std::string text = ids.size() == 1 ? "device " : "devices ";
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i)
-      text += ", ";
-    text += std::to_string(ids[i]);
-  }
-  return text;
 }
 
 /// "%g" of a double.
@@ -135,6 +127,8 @@ MeshImpl::MeshImpl(const MeshSpec &meshSpec, double watchdogSeconds)
   numDevices = 1;
   for (int64_t size : spec.axisSizes)
     numDevices *= size;
+  devicesPerProcess = numDevices;
+  localEnd = numDevices;
   if (spec.deviceIds.empty()) {
     spec.deviceIds.resize(numDevices);
     for (int64_t i = 0; i < numDevices; ++i)
@@ -324,10 +318,13 @@ void MeshImpl::fail(const std::string &message) {
   failLocked(message);
 }
 
-void MeshImpl::failLocked(const std::string &message) {
+void MeshImpl::failLocked(const std::string &message, bool elsewhere) {
   if (failed.load(std::memory_order_relaxed))
     return;
   firstError = message;
+  failureFromElsewhere = elsewhere;
+  if (transport)
+    waitingAtFailure = describeWaiting();
   failureUs = now();
   failureTime = Clock::now();
   failed.store(true, std::memory_order_release);
@@ -392,12 +389,13 @@ static void splitMembers(const Rendezvous &r, std::vector<int64_t> &arrived,
 
 /// "device 3 finished without reaching <site> that devices 0, 1 are waiting
 /// in".
-static std::string describeFinished(int64_t device, const Rendezvous &r) {
+static std::string describeFinished(const MeshImpl &mesh, int64_t device,
+                                    const Rendezvous &r) {
   std::vector<int64_t> arrived, missing;
   const char *site = "a collective";
   splitMembers(r, arrived, missing, site);
-  return "device " + std::to_string(device) + " finished without reaching " +
-         site + " that " + describeDevices(arrived) +
+  return mesh.describeDevices({device}) + " finished without reaching " + site +
+         " that " + mesh.describeDevices(arrived) +
          (arrived.size() == 1 ? " is" : " are") + " waiting in";
 }
 
@@ -419,6 +417,15 @@ std::string MeshImpl::describeWaiting() const {
   return text;
 }
 
+bool MeshImpl::isLocalDeadlock() const {
+  // A group whose local members all arrived waits for other processes.
+  for (const auto &entry : pending)
+    if (entry.second->numArrived > 0 &&
+        entry.second->numArrived == entry.second->numLocal)
+      return false;
+  return true;
+}
+
 std::shared_ptr<Rendezvous>
 MeshImpl::arrive(int64_t device, int64_t rank,
                  const std::vector<int64_t> &members, const Signature &sig,
@@ -426,9 +433,10 @@ MeshImpl::arrive(int64_t device, int64_t rank,
                  int64_t outBytes) {
   // The key: the member set and how often this device met it before. Every
   // member counts its own calls, so the n-th call of each member meets.
-  std::vector<int64_t> key = members;
-  std::sort(key.begin(), key.end());
-  int64_t counter = devices[device].callCounters[key]++;
+  std::vector<int64_t> memberSet = members;
+  std::sort(memberSet.begin(), memberSet.end());
+  int64_t counter = devices[device].callCounters[memberSet]++;
+  std::vector<int64_t> key = memberSet;
   key.push_back(counter);
 
   std::unique_lock<std::mutex> lock(mutex);
@@ -439,7 +447,13 @@ MeshImpl::arrive(int64_t device, int64_t rank,
     entry = std::make_shared<Rendezvous>();
     entry->members = members;
     entry->slots.resize(members.size());
-    entry->barrier.init(members.size());
+    entry->numLocal = std::count_if(members.begin(), members.end(),
+                                    [&](int64_t m) { return isLocal(m); });
+    entry->crossProcess =
+        entry->numLocal < static_cast<int64_t>(members.size());
+    entry->memberSet = std::move(memberSet);
+    entry->counter = counter;
+    entry->barrier.init(entry->numLocal);
   }
   std::shared_ptr<Rendezvous> r = entry;
 
@@ -475,17 +489,21 @@ MeshImpl::arrive(int64_t device, int64_t rank,
   // A member that finished will never come.
   for (size_t i = 0; i < r->slots.size(); ++i) {
     if (!r->slots[i].arrived && devices[r->members[i]].finished) {
-      failLocked(describeFinished(r->members[i], *r));
+      failLocked(describeFinished(*this, r->members[i], *r));
       return nullptr;
     }
   }
+  if (r->crossProcess) {
+    checkFinishedProcesses(*r);
+    if (failed.load(std::memory_order_relaxed))
+      return nullptr;
+  }
 
-  int64_t groupSize = r->members.size();
-  if (r->numArrived == groupSize) {
+  if (r->numArrived == r->numLocal && !r->crossProcess) {
     r->needsCopies = needsInputCopies(*r, sig.op);
     r->complete.store(true, std::memory_order_release);
     lastCompletion = Clock::now();
-    numWaiting -= groupSize - 1;
+    numWaiting -= r->numLocal - 1;
     pending.erase(key);
     lock.unlock();
     r->cv.notify_all();
@@ -494,7 +512,25 @@ MeshImpl::arrive(int64_t device, int64_t rank,
 
   if (numWaiting++ == 0)
     watchdogCv.notify_all();
-  if (numWaiting == numLive) {
+  if (r->numArrived == r->numLocal) {
+    // The last local member meets the other processes for every local one;
+    // all of them count as waiting meanwhile.
+    lock.unlock();
+    bool ok = exchangeSignatures(*r, device, sig, site);
+    lock.lock();
+    if (!ok || failed.load(std::memory_order_relaxed)) {
+      --numWaiting;
+      return nullptr;
+    }
+    r->complete.store(true, std::memory_order_release);
+    lastCompletion = Clock::now();
+    numWaiting -= r->numLocal;
+    pending.erase(key);
+    lock.unlock();
+    r->cv.notify_all();
+    return r;
+  }
+  if (numWaiting == numLive && isLocalDeadlock()) {
     failLocked("deadlock: every running device is waiting in a collective: " +
                describeWaiting());
     --numWaiting;
@@ -545,13 +581,13 @@ void MeshImpl::finishDevice(int64_t device) {
       const Rendezvous &r = *entry.second;
       auto it = std::find(r.members.begin(), r.members.end(), device);
       if (it != r.members.end() && !r.slots[it - r.members.begin()].arrived) {
-        failLocked(describeFinished(device, r));
+        failLocked(describeFinished(*this, device, r));
         break;
       }
     }
   }
   if (!failed.load(std::memory_order_relaxed) && numLive > 0 &&
-      numWaiting == numLive)
+      numWaiting == numLive && isLocalDeadlock())
     failLocked("deadlock: every running device is waiting in a collective: " +
                describeWaiting());
   watchdogCv.notify_all();
@@ -565,13 +601,29 @@ double MeshImpl::getGraceSeconds() const {
 }
 
 void MeshImpl::watch(std::unique_lock<std::mutex> &lock) {
+  // With other processes, the host also takes their notices: it wakes at
+  // least every kPollInterval.
+  auto sleep = [&](std::optional<Clock::time_point> deadline) {
+    if (transport) {
+      Clock::time_point poll =
+          Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(kPollSeconds));
+      deadline = deadline ? std::min(*deadline, poll) : poll;
+    }
+    if (deadline)
+      watchdogCv.wait_until(lock, *deadline);
+    else
+      watchdogCv.wait(lock);
+  };
   while (numLive > 0) {
+    if (transport)
+      serviceProcesses(lock);
     if (failed.load(std::memory_order_relaxed)) {
       // The devices get a grace period to end; those still running after
       // it are abandoned (with the timeout off, run waits for them).
       double grace = getGraceSeconds();
       if (grace <= 0) {
-        watchdogCv.wait(lock);
+        sleep(std::nullopt);
         continue;
       }
       Clock::time_point deadline =
@@ -579,11 +631,11 @@ void MeshImpl::watch(std::unique_lock<std::mutex> &lock) {
                             std::chrono::duration<double>(grace));
       if (Clock::now() >= deadline)
         return;
-      watchdogCv.wait_until(lock, deadline);
+      sleep(deadline);
       continue;
     }
     if (watchdogSeconds <= 0 || numWaiting == 0) {
-      watchdogCv.wait(lock);
+      sleep(std::nullopt);
       continue;
     }
     // The stall began at the last completion or when the longest-waiting
@@ -603,8 +655,12 @@ void MeshImpl::watch(std::unique_lock<std::mutex> &lock) {
                  formatSeconds(watchdogSeconds) + " s: " + describeWaiting());
       continue;
     }
-    watchdogCv.wait_until(lock, deadline);
+    sleep(deadline);
   }
+  // This process's failure reaches the others even if its devices ended at
+  // once.
+  if (transport)
+    serviceProcesses(lock);
 }
 
 namespace {
@@ -646,14 +702,30 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
                                : describeDevices(running)) +
               " of an earlier failed run " +
               (running.size() > 1 ? "are" : "is") + " still running";
-      return false;
+      if (transport) {
+        // The other processes learn of it too.
+        firstError = error;
+        failureFromElsewhere = false;
+        waitingAtFailure.clear();
+      }
+    } else {
+      pending.clear();
+      failed.store(false, std::memory_order_relaxed);
+      firstError.clear();
     }
-    pending.clear();
-    failed.store(false, std::memory_order_relaxed);
-    firstError.clear();
+  }
+  if (runaways.load(std::memory_order_acquire) > 0) {
+    if (transport)
+      agreeOnRun(false, error);
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> guard(mutex);
     failureUs = 0;
-    numLive = numDevices;
+    numLive = localEnd - localBegin;
     numWaiting = 0;
+    if (transport)
+      beginProcessRun();
     runStart = lastCompletion = Clock::now();
     for (DeviceState &state : devices) {
       state.finished = false;
@@ -678,15 +750,17 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
     finishDevice(device);
   };
 
+  // The threads of this process's devices: threads[i] runs device
+  // localBegin + i.
   std::vector<std::thread> threads;
-  threads.reserve(numDevices);
-  for (int64_t d = 0; d < numDevices; ++d) {
+  threads.reserve(localEnd - localBegin);
+  for (int64_t d = localBegin; d < localEnd; ++d) {
     try {
       threads.emplace_back(deviceMain, d);
     } catch (const std::system_error &e) {
       fail("cannot start a thread for device " + std::to_string(d) + ": " +
            e.what());
-      for (int64_t rest = d; rest < numDevices; ++rest)
+      for (int64_t rest = d; rest < localEnd; ++rest)
         finishDevice(rest);
       break;
     }
@@ -699,7 +773,7 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
     // threads are detached, and their end touches only their bookkeeping.
     if (numLive > 0) {
       std::string details;
-      for (int64_t d = 0; d < numDevices; ++d) {
+      for (int64_t d = localBegin; d < localEnd; ++d) {
         DeviceState &state = devices[d];
         if (state.finished)
           continue;
@@ -721,22 +795,32 @@ bool MeshImpl::run(const std::function<void(int64_t)> &fn, std::string &error) {
                     (abandoned.size() == 1 ? "was" : "were") + " abandoned";
     }
   }
-  for (int64_t d = 0; d < static_cast<int64_t>(threads.size()); ++d) {
+  for (size_t i = 0; i < threads.size(); ++i) {
+    int64_t d = localBegin + static_cast<int64_t>(i);
     if (std::find(abandoned.begin(), abandoned.end(), d) != abandoned.end())
-      threads[d].detach();
+      threads[i].detach();
     else
-      threads[d].join();
+      threads[i].join();
   }
   // With abandoned threads, the last of them releases the handlers.
   if (abandoned.empty())
     releaseFaultHandlers();
 
-  std::lock_guard<std::mutex> guard(mutex);
-  pending.clear();
-  if (!failed.load(std::memory_order_relaxed))
-    return true;
-  error = firstError;
-  return false;
+  bool ok;
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    pending.clear();
+    ok = !failed.load(std::memory_order_relaxed);
+    if (!ok)
+      error = firstError;
+  }
+  // Every process learns the outcome of every other.
+  if (transport) {
+    if (ok)
+      announceFinished();
+    return agreeOnRun(ok, error);
+  }
+  return ok;
 }
 
 //===----------------------------------------------------------------------===//

@@ -19,12 +19,20 @@
 //   3. departure: a barrier over the members, so that nobody reuses a buffer
 //      another member still reads.
 //
+// A mesh spread over processes (Processes.cpp) runs only its own devices. A
+// group whose members live in several processes meets locally first: its
+// last local member to arrive exchanges signatures with the other processes
+// (the members wait in step 1 meanwhile), then the local members run the
+// call's distributed data phase: a local step, one exchange per process
+// through the group's channel, and a local step again.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H
 #define TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H
 
 #include "tessera/Runtime/Mesh.h"
+#include "tessera/Runtime/Transport.h"
 
 #include <atomic>
 #include <chrono>
@@ -36,6 +44,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +118,15 @@ void copyBytes(void *dst, const void *src, size_t bytes, bool stream);
 /// Orders the non-temporal stores of this thread before its later stores.
 void storeFence();
 
+/// Copies the box of extents `box` at `srcOffset` in the row-major `src`
+/// (shape `srcShape`) to `dstOffset` in `dst` (shape `dstShape`), with one
+/// memcpy per contiguous run (Collectives.cpp).
+void copyBox(void *dst, const std::vector<int64_t> &dstShape,
+             const std::vector<int64_t> &dstOffset, const void *src,
+             const std::vector<int64_t> &srcShape,
+             const std::vector<int64_t> &srcOffset,
+             const std::vector<int64_t> &box, int64_t elemSize);
+
 //===----------------------------------------------------------------------===//
 // Calls and rendezvous
 //===----------------------------------------------------------------------===//
@@ -173,6 +191,55 @@ struct Slot {
   bool arrived = false;
 };
 
+/// The channel of a group of devices that spans processes, and the scratch
+/// buffers its calls reuse (calls on one group never overlap: each member
+/// makes them one after the other).
+struct ProcessGroup {
+  explicit ProcessGroup(std::unique_ptr<TransportChannel> channel)
+      : channel(std::move(channel)) {}
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup &) = delete;
+  ProcessGroup &operator=(const ProcessGroup &) = delete;
+
+  /// Scratch buffer `i` with at least `bytes` bytes (64-byte aligned), or
+  /// null if it cannot be allocated.
+  uint8_t *getBuffer(size_t i, int64_t bytes);
+
+  std::unique_ptr<TransportChannel> channel;
+  /// Set when a call left a request of the channel unfinished (the mesh
+  /// failed): the transport may still use the buffers, which are never
+  /// freed or reused, nor is the channel.
+  bool abandoned = false;
+
+private:
+  std::vector<std::pair<uint8_t *, int64_t>> buffers;
+};
+
+/// What the members of a group that spans processes know of its layout for
+/// one call (computed by the member that exchanged the signatures).
+struct CrossPlan {
+  ProcessGroup *group = nullptr;
+  /// The group's processes (ascending ranks) and this one's index.
+  std::vector<int> processes;
+  int me = 0;
+  /// The members' ranks (in the group) on each process, ascending.
+  std::vector<std::vector<int64_t>> ranksOf;
+  /// The process index of each member rank.
+  std::vector<int> processOf;
+  /// The scratch buffers of the call (owned by the group).
+  std::vector<uint8_t *> buffers;
+  /// What each process sends to and receives from each (bytes, by process
+  /// index; displacements into the send and receive buffers).
+  std::vector<int64_t> sendCounts, sendDispls, recvCounts, recvDispls;
+  /// all_reduce: where each process's slice of the elements begins (one
+  /// more entry: the end); all_gather: where each member's input lies in
+  /// the gathered buffer.
+  std::vector<int64_t> offsets;
+  /// all_reduce with one local member whose output may take the result
+  /// directly.
+  bool direct = false;
+};
+
 /// Where the members of one group meet for one call.
 struct Rendezvous {
   /// The device ids of the members, by rank.
@@ -188,6 +255,15 @@ struct Rendezvous {
   std::condition_variable cv;
   /// The barriers of the data phase.
   PhaseBarrier barrier;
+  /// The members this process runs (all of them in one process).
+  int64_t numLocal = 0;
+  /// Whether members live in other processes, the sorted member set and the
+  /// call's number among the calls on it.
+  bool crossProcess = false;
+  std::vector<int64_t> memberSet;
+  int64_t counter = 0;
+  /// Set once the members of every process arrived (crossProcess only).
+  CrossPlan plan;
 };
 
 /// A trace event of one device (times in microseconds from the run start).
@@ -243,6 +319,73 @@ public:
   /// Threads of devices abandoned by runs that have not ended yet.
   std::atomic<int64_t> runaways{0};
 
+  //===--- Processes (Processes.cpp) ------------------------------------===//
+  /// The transport of a mesh spread over processes, or null.
+  std::shared_ptr<Transport> transport;
+  int rank = 0;
+  int numProcesses = 1;
+  int64_t devicesPerProcess = 1;
+  /// The devices of this process: [localBegin, localEnd).
+  int64_t localBegin = 0, localEnd = 1;
+  /// The channels of groups that span processes, by sorted member set.
+  std::map<std::vector<int64_t>, std::unique_ptr<ProcessGroup>> groups;
+  bool isLocal(int64_t device) const {
+    return device >= localBegin && device < localEnd;
+  }
+  int processOf(int64_t device) const {
+    return static_cast<int>(device / devicesPerProcess);
+  }
+  /// "device 3", "devices 0, 1, 2"; with processes, each followed by its
+  /// rank: "devices 0, 1 (rank 0), 4 (rank 1)".
+  std::string describeDevices(const std::vector<int64_t> &ids) const;
+  /// Prepares the run of a mesh spread over processes (under the mutex).
+  void beginProcessRun();
+  /// With processes: takes the notices that arrived (under the mutex, which
+  /// it releases while it talks to the transport), tells the other
+  /// processes of this process's first own failure, and reports remote
+  /// members that finished without reaching a call local members wait in.
+  void serviceProcesses(std::unique_lock<std::mutex> &lock);
+  /// Tells the other processes that every device of this one finished,
+  /// with the calls they made on groups that span processes.
+  void announceFinished();
+  /// Agrees with the other processes on the outcome of the run; returns
+  /// whether every process succeeded, else sets `error` to the same message
+  /// on every process.
+  bool agreeOnRun(bool ok, std::string &error);
+  /// Fails the mesh if a member of `r` that another process runs belongs to
+  /// a process whose devices all finished before reaching the call (under
+  /// the mutex).
+  void checkFinishedProcesses(const Rendezvous &r);
+  /// The member sets prepareGroups has handled (members of this process or
+  /// not: every process handles the same).
+  std::set<std::vector<int64_t>> prepared;
+  /// Fills the rest of `r`'s plan for `sig`: what moves between the
+  /// processes, and the scratch buffers (ProcessCollectives.cpp). Returns
+  /// false, failing the mesh, if they cannot be allocated.
+  bool planCrossCall(Rendezvous &r, const Signature &sig, int64_t device,
+                     const char *site);
+  /// Exchanges `sig` with the other processes of `r`'s group (called with
+  /// the mutex released, by the last local member to arrive) and fills the
+  /// call's plan. Returns false if the mesh failed (a divergence, an error
+  /// of the transport, a failure elsewhere).
+  bool exchangeSignatures(Rendezvous &r, int64_t device, const Signature &sig,
+                          const char *site);
+  /// The devices that a failure found waiting, as describeWaiting says,
+  /// and whether the failure came from another process.
+  std::string waitingAtFailure;
+  bool failureFromElsewhere = false;
+  /// Counts runs (every process counts the same), and names the mesh among
+  /// those the process attached: the two tell a notice of this run from a
+  /// stale one (`<attach> <run>`).
+  int64_t runNumber = 0;
+  int64_t attachNumber = 0;
+  std::string getNoticeKey() const;
+  /// For each process whose devices all finished this run: the calls they
+  /// made per member set.
+  std::map<int, std::map<std::vector<int64_t>, int64_t>> finishedCalls;
+  /// Whether this process told the others of its failure.
+  bool failureAnnounced = false;
+
   /// Reads a C ABI part list; returns an error message, or "" on success.
   std::string parseParts(const int64_t *parts, int32_t numParts,
                          std::vector<AxisPart> &result) const;
@@ -269,6 +412,9 @@ public:
 
   /// Fails the mesh with `message` unless it already failed.
   void fail(const std::string &message);
+  /// fail() with the mutex held; `elsewhere`: the failure was another
+  /// process's (it is not announced again).
+  void failLocked(const std::string &message, bool elsewhere = false);
   bool hasFailed() const { return failed.load(std::memory_order_acquire); }
   /// Records `site` as the last collective `device` completed.
   void noteCompleted(int64_t device, const char *site);
@@ -295,26 +441,37 @@ public:
   std::string firstError;
   double failureUs = 0;
 
-private:
-  void failLocked(const std::string &message);
   void finishDevice(int64_t device);
   void watch(std::unique_lock<std::mutex> &lock);
   std::string describeWaiting() const;
-  /// The seconds `run` waits after a failure for the devices to end before
-  /// it abandons those still running (0: forever).
-  double getGraceSeconds() const;
+  /// Whether every device still running waits for another device of this
+  /// process (so nothing can complete), as opposed to waiting for other
+  /// processes.
+  bool isLocalDeadlock() const;
 
   mutable std::mutex mutex;
   std::condition_variable watchdogCv;
-  std::atomic<bool> failed{false};
   /// Rendezvous some member arrived at, by member set plus call counter.
   std::map<std::vector<int64_t>, std::shared_ptr<Rendezvous>> pending;
   int64_t numLive = 0;
   int64_t numWaiting = 0;
+
+private:
+  /// The seconds `run` waits after a failure for the devices to end before
+  /// it abandons those still running (0: forever).
+  double getGraceSeconds() const;
+
+  std::atomic<bool> failed{false};
   Clock::time_point runStart;
   Clock::time_point lastCompletion;
   Clock::time_point failureTime;
 };
+
+/// The data phase of a call on `r`, whose group spans processes, for the
+/// member of rank `rank` (device `device`) once the processes met
+/// (ProcessCollectives.cpp). Returns false if the call or the mesh failed.
+bool runAcrossProcesses(MeshImpl &mesh, Rendezvous &r, int64_t rank,
+                        int64_t device, const char *site);
 
 /// The mesh and device of the calling thread (none outside device threads).
 struct CurrentDevice {

@@ -16,6 +16,7 @@
 
 #include "tessera/Runtime/Mesh.h"
 #include "tessera/Runtime/Runtime.h"
+#include "tessera/Runtime/Transport.h"
 
 #include "gtest/gtest.h"
 
@@ -40,6 +41,40 @@ inline std::unique_ptr<Mesh> makeMesh(std::vector<std::string> names,
       MeshSpec{std::move(names), std::move(sizes), std::move(ids)}, error);
   EXPECT_TRUE(mesh) << error;
   return mesh;
+}
+
+/// The transport that tests attach their meshes to: set by the MPI test
+/// binary's main, null in the others (every device in one process).
+inline std::shared_ptr<Transport> &getTestTransport() {
+  static std::shared_ptr<Transport> transport;
+  return transport;
+}
+
+/// Spreads `mesh` over the processes of the test transport (if any) and
+/// prepares `groups`. Returns false if the processes do not split the mesh
+/// evenly (the test should be skipped: every process decides alike).
+inline bool attachTestTransport(Mesh &mesh,
+                                const std::vector<GroupSpec> &groups) {
+  std::shared_ptr<Transport> transport = getTestTransport();
+  if (!transport)
+    return true;
+  int64_t processes = transport->getNumProcesses();
+  if (mesh.numDevices() % processes != 0)
+    return false;
+  std::string error;
+  EXPECT_TRUE(
+      mesh.attachTransport(transport, mesh.numDevices() / processes, error))
+      << error;
+  EXPECT_TRUE(mesh.prepareGroups(groups, error)) << error;
+  return true;
+}
+
+/// The devices this process runs.
+inline std::vector<int64_t> getLocalDevices(const Mesh &mesh) {
+  std::vector<int64_t> devices;
+  for (int64_t i = 0; i < mesh.getNumLocalDevices(); ++i)
+    devices.push_back(mesh.getFirstLocalDevice() + i);
+  return devices;
 }
 
 /// The flat (axis, pre, size) triples of the C ABI.

@@ -25,6 +25,8 @@
 
 namespace tessera::rt {
 
+class Transport;
+
 namespace detail {
 class MeshImpl;
 } // namespace detail
@@ -51,6 +53,15 @@ const char *getCollectiveKindName(CollectiveKind kind);
 struct MeshSpec {
   std::vector<std::string> axisNames;
   std::vector<int64_t> axisSizes;
+  std::vector<int64_t> deviceIds;
+};
+
+/// A group of devices a program's collectives use, as the C ABI names it:
+/// `parts` holds (axis, pre, size) triples and `deviceIds` the device order
+/// that numbers the mesh positions (tessera_rt_set_device_order; empty: the
+/// mesh's own order).
+struct GroupSpec {
+  std::vector<int64_t> parts;
   std::vector<int64_t> deviceIds;
 };
 
@@ -138,6 +149,36 @@ public:
   /// until they end; destroying it meanwhile keeps its state alive for them.
   bool hasRunawayDevices() const;
 
+  /// Spreads the mesh over the processes of `transport`: process p runs the
+  /// `devicesPerProcess` devices with ids p * devicesPerProcess, ... (a
+  /// contiguous block in device order), and every process creates a mesh of
+  /// the same spec and attaches it the same way. Fails (changing nothing)
+  /// unless processes x devicesPerProcess is the number of devices, or if
+  /// the mesh is attached already. From then on run() and prepareGroups()
+  /// are collective over the processes, and collectives whose groups span
+  /// processes move their data through the transport: inside a process
+  /// through shared memory as before, then one buffer per process across
+  /// (docs/Runtime.md, "Several processes").
+  bool attachTransport(std::shared_ptr<Transport> transport,
+                       int64_t devicesPerProcess, std::string &error);
+  /// The transport (null for a mesh in one process).
+  Transport *getTransport() const;
+  /// The devices this process runs: [getFirstLocalDevice(),
+  /// getFirstLocalDevice() + getNumLocalDevices()), every device without a
+  /// transport.
+  int64_t getFirstLocalDevice() const;
+  int64_t getNumLocalDevices() const;
+  bool isLocalDevice(int64_t device) const;
+  /// The process (transport rank) that runs `device`.
+  int64_t getProcessOf(int64_t device) const;
+
+  /// Builds, once per group of devices that spans processes, the channel
+  /// its collectives use (Transport::createChannel). A collective over a
+  /// group that spans processes fails unless its group was prepared.
+  /// Collective over the processes, which pass the same `groups`; a no-op
+  /// without a transport.
+  bool prepareGroups(const std::vector<GroupSpec> &groups, std::string &error);
+
   /// Records a trace of each run (collectives and the compute between them).
   void setTraceEnabled(bool enabled);
 
@@ -151,9 +192,15 @@ public:
   /// device threads (others keep their previous handling). After a failure
   /// `run` returns within the grace period (setWatchdogTimeout) whatever the
   /// devices do. A mesh can run many times, but not concurrently.
+  ///
+  /// With a transport, `fn` is called for this process's devices only, and
+  /// `run` is collective: every process calls it, and it returns the same
+  /// outcome everywhere (the error of the lowest rank whose devices failed,
+  /// as `rank R: ...`; a failure on one process ends the run on all).
   bool run(const std::function<void(int64_t device)> &fn, std::string &error);
 
-  /// The statistics of `device`, accumulated over runs since the mesh was
+  /// The statistics of `device` (zeros for another process's device),
+  /// accumulated over runs since the mesh was
   /// created or resetStats was called. Call it between runs.
   DeviceStats stats(int64_t device) const;
   /// Zeroes the collective counters; peaks restart from the current bytes.
