@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Runtime/HostArray.h"
+#include "tessera/Runtime/NpyReader.h"
+
+#include "ArrayImpl.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +24,8 @@
 #include <unistd.h>
 
 namespace tessera::rt {
+
+using detail::catchAll;
 
 //===----------------------------------------------------------------------===//
 // DType
@@ -399,9 +404,8 @@ void HostArray::setFromDouble(int64_t i, double value) {
   }
 }
 
-/// "f32[4,8]".
-static std::string getTypeString(DType dtype,
-                                 const std::vector<int64_t> &shape) {
+std::string detail::formatTypeString(DType dtype,
+                                     const std::vector<int64_t> &shape) {
   std::string text = getDTypeName(dtype);
   text += '[';
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -414,7 +418,7 @@ static std::string getTypeString(DType dtype,
 }
 
 std::string HostArray::getTypeString() const {
-  return tessera::rt::getTypeString(dtype, shape);
+  return detail::formatTypeString(dtype, shape);
 }
 
 //===----------------------------------------------------------------------===//
@@ -713,10 +717,13 @@ bool normalize(const NpyInfo &info, HostArray &array, std::string &message) {
   return true;
 }
 
-/// Closes a file descriptor.
+/// Closes a file descriptor (unless it is -1).
 struct FileCloser {
   int fd;
-  ~FileCloser() { ::close(fd); }
+  ~FileCloser() {
+    if (fd >= 0)
+      ::close(fd);
+  }
 };
 
 /// Reads up to `size` bytes, stopping early only at the end of the file.
@@ -755,14 +762,14 @@ const char *describeFileType(mode_t mode) {
   return "not a regular file";
 }
 
-bool readNpyFile(const std::string &path, HostArray &array,
-                 std::string &error) {
+/// Opens `path` (a regular file only, without blocking on a FIFO), reads and
+/// checks its header and compares the data size with the file's. Returns
+/// the descriptor (the caller closes it), or -1 with `error` set.
+int openNpyFile(const std::string &path, NpyInfo &info, std::string &error) {
   auto fail = [&](const std::string &message) {
     error = path + ": " + message;
-    return false;
+    return -1;
   };
-  // Non-blocking, so that opening a FIFO does not wait for a writer; only
-  // regular files are read.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     return fail(std::string("cannot open file: ") + std::strerror(errno));
@@ -783,7 +790,6 @@ bool readNpyFile(const std::string &path, HostArray &array,
     return fail(std::string("read error: ") + std::strerror(errno));
   };
   uint8_t prefix[12];
-  NpyInfo info;
   std::string message;
   int64_t got = readFully(fd, prefix, 10);
   if (got < 0)
@@ -810,12 +816,29 @@ bool readNpyFile(const std::string &path, HostArray &array,
   uint64_t available = fileBytes > dataStart ? fileBytes - dataStart : 0;
   if (available != static_cast<uint64_t>(info.dataBytes))
     return fail(describeDataSize(available, info));
+  closer.fd = -1;
+  return fd;
+}
+
+bool readNpyFile(const std::string &path, HostArray &array,
+                 std::string &error) {
+  NpyInfo info;
+  int fd = openNpyFile(path, info, error);
+  if (fd < 0)
+    return false;
+  FileCloser closer{fd};
+  auto fail = [&](const std::string &message) {
+    error = path + ": " + message;
+    return false;
+  };
+  std::string message;
   HostArray result;
   if (!HostArray::create(info.dtype, info.shape, result, message))
     return fail(message);
-  got = readFully(fd, result.data(), static_cast<size_t>(info.dataBytes));
+  int64_t got =
+      readFully(fd, result.data(), static_cast<size_t>(info.dataBytes));
   if (got < 0)
-    return readError();
+    return fail(std::string("read error: ") + std::strerror(errno));
   if (got != info.dataBytes)
     return fail(describeDataSize(static_cast<uint64_t>(got), info) +
                 " (the file shrank while it was read)");
@@ -944,22 +967,26 @@ bool writeNpyFile(const std::string &path, const HostArray &array,
   return true;
 }
 
-/// Runs `body`, turning any exception into an error naming `name`.
-template <typename Body>
-bool catchAll(const std::string &name, std::string &error, Body body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    error = name + ": out of memory";
-  } catch (const std::exception &e) {
-    error = name + ": " + e.what();
-  } catch (...) {
-    error = name + ": unexpected error";
-  }
-  return false;
-}
-
 } // namespace
+
+int detail::openNpyForReading(const std::string &path, NpyHeader &header,
+                              std::string &error) {
+  NpyInfo info;
+  int fd = -1;
+  catchAll(path, error, [&] {
+    fd = openNpyFile(path, info, error);
+    return fd >= 0;
+  });
+  if (fd < 0)
+    return -1;
+  header.dtype = info.dtype;
+  header.shape = info.shape;
+  header.bigEndian = info.bigEndian;
+  header.fortranOrder = info.fortranOrder;
+  header.dataOffset = static_cast<int64_t>(info.getDataStart());
+  header.dataBytes = info.dataBytes;
+  return fd;
+}
 
 bool parseNpy(const uint8_t *bytes, size_t size, const std::string &name,
               HostArray &array, std::string &error) {
@@ -976,193 +1003,6 @@ bool writeNpy(const std::string &path, const HostArray &array,
               std::string &error) {
   return catchAll(path, error,
                   [&] { return writeNpyFile(path, array, error); });
-}
-
-//===----------------------------------------------------------------------===//
-// Shard blocks
-//===----------------------------------------------------------------------===//
-
-int64_t ShardLayout::getNumBlocks(size_t d) const {
-  int64_t n = 1;
-  if (d < dims.size())
-    for (const AxisPart &part : dims[d])
-      if (part.size > 1 && __builtin_mul_overflow(n, part.size, &n))
-        return std::numeric_limits<int64_t>::max();
-  return n;
-}
-
-int64_t ShardLayout::getBlockIndex(size_t d,
-                                   const std::vector<int64_t> &coords) const {
-  int64_t index = 0;
-  if (d < dims.size())
-    for (const AxisPart &part : dims[d])
-      index = index * part.size + (coords[part.axis] / part.pre) % part.size;
-  return index;
-}
-
-std::vector<int64_t>
-ShardLayout::getLocalShape(const std::vector<int64_t> &global) const {
-  std::vector<int64_t> local(global);
-  for (size_t d = 0; d < local.size(); ++d) {
-    int64_t blocks = std::max<int64_t>(1, getNumBlocks(d));
-    // Rounded up, without overflowing near INT64_MAX.
-    local[d] = local[d] / blocks + (local[d] % blocks > 0 ? 1 : 0);
-  }
-  return local;
-}
-
-/// Checks that `layout` can cut an array of `shape` for a device at
-/// `coords`: every part names an axis of the coordinates, has pre and size
-/// >= 1, and the blocks of each dimension can be counted. Returns "" or the
-/// problem.
-static std::string checkLayout(const ShardLayout &layout,
-                               const std::vector<int64_t> &shape,
-                               const std::vector<int64_t> &coords) {
-  size_t rank = std::min(layout.dims.size(), shape.size());
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t blocks = 1;
-    for (const AxisPart &part : layout.dims[d]) {
-      if (part.axis < 0 || part.axis >= static_cast<int64_t>(coords.size()))
-        return "the layout of dimension " + std::to_string(d) + " names axis " +
-               std::to_string(part.axis) + ", but the " + "device has " +
-               std::to_string(coords.size()) + " coordinates";
-      if (part.pre < 1 || part.size < 1)
-        return "the layout of dimension " + std::to_string(d) +
-               " has a part with pre " + std::to_string(part.pre) +
-               " and size " + std::to_string(part.size) +
-               " (both must be at least 1)";
-      if (coords[part.axis] < 0)
-        return "coordinate " + std::to_string(part.axis) + " is negative (" +
-               std::to_string(coords[part.axis]) + ")";
-      if (__builtin_mul_overflow(blocks, part.size, &blocks))
-        return "the layout cuts dimension " + std::to_string(d) +
-               " into more than 2^63 blocks";
-    }
-  }
-  return "";
-}
-
-/// Copies between a global array and a device's block: `toBlock` selects
-/// the direction. Rows of the innermost dimension are copied with memcpy.
-/// The layout was checked and the block has the local shape; offsets stay
-/// below the element counts of the arrays, which fit in int64_t.
-static void copyBlock(HostArray &global, HostArray &block,
-                      const ShardLayout &layout,
-                      const std::vector<int64_t> &coords, bool toBlock) {
-  const auto &shape = global.getShape();
-  const auto &local = block.getShape();
-  size_t rank = shape.size();
-  int64_t width = getDTypeBytes(global.getDType());
-  if (rank == 0) {
-    if (toBlock)
-      std::memcpy(block.data(), global.data(), width);
-    else
-      std::memcpy(global.data(), block.data(), width);
-    return;
-  }
-  std::vector<int64_t> origin(rank), extent(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    // block index * local size < dimension + number of blocks; an index
-    // past the end (an all-padding block) is clamped, not multiplied out.
-    int64_t index = layout.getBlockIndex(d, coords);
-    int64_t start = 0;
-    if (local[d] == 0 || index > shape[d] / local[d] ||
-        __builtin_mul_overflow(index, local[d], &start) || start >= shape[d])
-      return; // An all-padding (or empty) block.
-    origin[d] = start;
-    extent[d] = std::min<int64_t>(local[d], shape[d] - start);
-  }
-  std::vector<int64_t> index(rank, 0);
-  while (true) {
-    int64_t globalOffset = 0, blockOffset = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      globalOffset = globalOffset * shape[d] + origin[d] + index[d];
-      blockOffset = blockOffset * local[d] + index[d];
-    }
-    size_t bytes = static_cast<size_t>(extent[rank - 1] * width);
-    if (toBlock)
-      std::memcpy(block.data() + blockOffset * width,
-                  global.data() + globalOffset * width, bytes);
-    else
-      std::memcpy(global.data() + globalOffset * width,
-                  block.data() + blockOffset * width, bytes);
-    size_t d = rank - 1;
-    while (true) {
-      if (d == 0)
-        return;
-      --d;
-      if (++index[d] < extent[d])
-        break;
-      index[d] = 0;
-    }
-  }
-}
-
-bool extractBlock(const HostArray &global, const ShardLayout &layout,
-                  const std::vector<int64_t> &coords, HostArray &block,
-                  std::string &error) {
-  return catchAll("extractBlock", error, [&] {
-    std::string problem = checkLayout(layout, global.getShape(), coords);
-    if (!problem.empty()) {
-      error =
-          "cannot cut " + global.getTypeString() + " into blocks: " + problem;
-      return false;
-    }
-    HostArray result;
-    if (!HostArray::create(global.getDType(),
-                           layout.getLocalShape(global.getShape()), result,
-                           error))
-      return false;
-    if (global.getNumElements() > 0 && global.data())
-      copyBlock(const_cast<HostArray &>(global), result, layout, coords,
-                /*toBlock=*/true);
-    block = std::move(result);
-    return true;
-  });
-}
-
-bool insertBlock(HostArray &global, const HostArray &block,
-                 const ShardLayout &layout, const std::vector<int64_t> &coords,
-                 std::string &error) {
-  return catchAll("insertBlock", error, [&] {
-    std::string problem = checkLayout(layout, global.getShape(), coords);
-    if (!problem.empty()) {
-      error = "cannot assemble " + global.getTypeString() +
-              " from blocks: " + problem;
-      return false;
-    }
-    std::vector<int64_t> local = layout.getLocalShape(global.getShape());
-    if (block.getDType() != global.getDType() || block.getShape() != local) {
-      error = "cannot assemble " + global.getTypeString() +
-              " from blocks: the block is " + block.getTypeString() +
-              ", expected " + getTypeString(global.getDType(), local);
-      return false;
-    }
-    if (global.getNumElements() > 0 && global.data() && block.data())
-      copyBlock(global, const_cast<HostArray &>(block), layout, coords,
-                /*toBlock=*/false);
-    return true;
-  });
-}
-
-HostArray extractBlock(const HostArray &global, const ShardLayout &layout,
-                       const std::vector<int64_t> &coords) {
-  HostArray block;
-  std::string error;
-  if (!extractBlock(global, layout, coords, block, error)) {
-    if (checkLayout(layout, global.getShape(), coords).empty())
-      throw std::bad_alloc();
-    throw std::invalid_argument(error);
-  }
-  return block;
-}
-
-void insertBlock(HostArray &global, const HostArray &block,
-                 const ShardLayout &layout,
-                 const std::vector<int64_t> &coords) {
-  std::string error;
-  if (!insertBlock(global, block, layout, coords, error))
-    throw std::invalid_argument(error);
 }
 
 } // namespace tessera::rt

@@ -15,6 +15,7 @@
 
 #include "../RuntimeTestUtils.h"
 
+#include "tessera/Runtime/DistributedArray.h"
 #include "tessera/Runtime/HostArray.h"
 
 #include "gmock/gmock.h"
@@ -307,4 +308,34 @@ TEST_F(ProcessesTest, AgreeingOnErrorsAndGatheringStrings) {
   } else {
     EXPECT_TRUE(all.empty());
   }
+}
+
+TEST_F(ProcessesTest, ProcessLocalDataHoldsTheProcessesRows) {
+  // Rows over {x, y}: each process supplies the 4 rows of its 2 devices.
+  ShardLayout layout;
+  layout.dims = {{AxisPart{0, 1, processes}, AxisPart{1, 1, 2}}, {}};
+  HostArray local(DType::I32, {4, 3});
+  for (int64_t i = 0; i < 12; ++i)
+    local.setFromDouble(i, static_cast<double>(rank * 12 + i));
+  DistributedArray array;
+  std::string error;
+  ASSERT_TRUE(makeArrayFromProcessLocalData(*mesh, layout, {4 * processes, 3},
+                                            local, array, error))
+      << error;
+  // Device 2r + 1 holds global rows 4r + 2 and 4r + 3.
+  const HostArray &block = *array.blocks[2 * rank + 1];
+  EXPECT_EQ(block.getShape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(block.getAsDouble(0), rank * 12 + 6);
+  EXPECT_EQ(array.blocks[(2 * rank + 2) % n] != nullptr, processes == 1);
+  // The global size, inferred: the processes' row parts.
+  ASSERT_TRUE(makeArrayFromProcessLocalData(*mesh, layout, {-1, 3}, local,
+                                            array, error))
+      << error;
+  EXPECT_EQ(array.globalShape, (std::vector<int64_t>{4 * processes, 3}));
+  // A process with the wrong rows is told so, in JAX's words.
+  HostArray wrong(DType::I32, {3, 3});
+  EXPECT_FALSE(makeArrayFromProcessLocalData(*mesh, layout, {4 * processes, 3},
+                                             wrong, array, error));
+  EXPECT_THAT(error, HasSubstr("In dimension 0, the process data has 3 "
+                               "elements. Process addresses 4 elements"));
 }
