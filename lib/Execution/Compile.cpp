@@ -7,6 +7,7 @@
 #include "tessera/Execution/Compile.h"
 
 #include "tessera/Conversion/RuntimeTypes.h"
+#include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
 #include "tessera/Dialect/Kernel/Transforms/Passes.h"
 #include "tessera/Dialect/Poly/Transforms/Passes.h"
@@ -365,6 +366,38 @@ static llvm::Error checkLoweredToLLVM(ModuleOp module) {
   return makeReportedError();
 }
 
+/// The groups of the collectives of the per-device `module`: the (axis,
+/// pre, size) triples and the device order convert-comm-to-runtime passes
+/// the runtime, once each.
+static std::vector<::tessera::rt::GroupSpec>
+getCollectiveGroups(ModuleOp module) {
+  std::vector<::tessera::rt::GroupSpec> groups;
+  SymbolTableCollection symbols;
+  module.walk([&](comm::MeshAxesOpInterface op) {
+    if (isa<comm::AxisIndexOp, comm::AxisSizeOp>(op))
+      return;
+    spmd::MeshAttr mesh = op.resolveMesh(&symbols);
+    if (!mesh)
+      return;
+    ::tessera::rt::GroupSpec group;
+    for (spmd::AxisRefAttr axis : op.getAxisRefs()) {
+      std::optional<unsigned> index = mesh.getAxisIndex(axis.getName());
+      if (!index)
+        return;
+      group.parts.push_back(*index);
+      group.parts.push_back(axis.getPreSize());
+      group.parts.push_back(axis.getSize(mesh));
+    }
+    llvm::append_range(group.deviceIds, mesh.getDeviceIdsOrIota());
+    if (!llvm::any_of(groups, [&](const ::tessera::rt::GroupSpec &other) {
+          return other.parts == group.parts &&
+                 other.deviceIds == group.deviceIds;
+        }))
+      groups.push_back(std::move(group));
+  });
+  return groups;
+}
+
 llvm::Expected<EntryLayouts>
 mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
                                    const CompileOptions &options) {
@@ -385,6 +418,7 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
   pruneUnreachableFunctions(module, entryName);
   if (llvm::Error error = checkByteCounts(module))
     return std::move(error);
+  layouts.collectiveGroups = getCollectiveGroups(module);
 
   // A partitioned entry: the layouts of its blocks.
   if (auto attr = entry->getAttrOfType<ArrayAttr>("tessera.per_device")) {

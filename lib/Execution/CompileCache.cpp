@@ -52,7 +52,7 @@ namespace json = llvm::json;
 namespace rt = ::tessera::rt;
 
 /// The version of the key text and of the entry data's layout.
-static constexpr int kKeyVersion = 1;
+static constexpr int kKeyVersion = 2;
 
 //===----------------------------------------------------------------------===//
 // The host and the build
@@ -350,6 +350,12 @@ static std::string encodeRun(const CompiledRun &run,
                                                        functionNames.end()),
                               text)},
       {"views", std::move(views)},
+      {"collective_groups",
+       mapToJson(layouts.collectiveGroups,
+                 [](const rt::GroupSpec &group) -> json::Value {
+                   return json::Object{{"parts", toJson(group.parts)},
+                                       {"device_ids", toJson(group.deviceIds)}};
+                 })},
       {"mesh", meshToJson(run.mesh)}};
   std::string infoText;
   llvm::raw_string_ostream os(infoText);
@@ -510,6 +516,14 @@ static llvm::Expected<CompiledRun> decodeRun(llvm::StringRef data,
       run.views.push_back(
           {r.string(*o->get("label")), r.string(*o->get("type")),
            r.string(*o->get("sharding")), r.layout(*o->get("layout"))});
+    }
+  if (const json::Array *list = r.array(*info, "collective_groups"))
+    for (const json::Value &item : *list) {
+      const json::Object *o = item.getAsObject();
+      if (!o)
+        return corrupted("a collective group");
+      layouts.collectiveGroups.push_back(
+          {r.integers(o->get("parts")), r.integers(o->get("device_ids"))});
     }
   if (const json::Object *mesh = info->getObject("mesh")) {
     if (const json::Value *symbol = mesh->get("symbol"))

@@ -7,6 +7,8 @@
 #include "tessera/Execution/Execution.h"
 
 #include "tessera/Execution/Report.h"
+
+#include "ExecutionSteps.h"
 #include "tessera/Runtime/Kernel.h"
 #include "tessera/Runtime/Mesh.h"
 
@@ -29,6 +31,8 @@ using namespace mlir::tessera::exec;
 using ::tessera::rt::DType;
 using ::tessera::rt::HostArray;
 namespace rt = ::tessera::rt;
+namespace steps = mlir::tessera::exec::detail;
+using namespace mlir::tessera::exec::detail;
 
 /// `nan`, `-1`, `0.5`.
 static std::string formatNumber(double value) {
@@ -38,10 +42,7 @@ static std::string formatNumber(double value) {
 }
 
 llvm::Error mlir::tessera::exec::validateRunOptions(const RunOptions &options) {
-  if (options.backend == "mpi")
-    return makeError("--backend=mpi is not supported yet: this build runs the "
-                     "emulated mesh in one process (--backend=threads)");
-  if (options.backend != "threads")
+  if (options.backend != "threads" && options.backend != "mpi")
     return makeError("unknown --backend '" + options.backend +
                      "' (expected threads or mpi)");
   if (!options.emit.empty() && options.emit != "mlir" &&
@@ -71,6 +72,14 @@ llvm::Error mlir::tessera::exec::validateRunOptions(const RunOptions &options) {
   if (llvm::Error error =
           checkSeconds(options.watchdogSeconds, "--watchdog-seconds"))
     return error;
+  if (options.devicesPerProcess && options.backend != "mpi")
+    return makeError("--devices-per-process applies to --backend=mpi");
+  if (options.devicesPerProcess && *options.devicesPerProcess < 1)
+    return makeError("--devices-per-process must be at least 1, got '" +
+                     llvm::Twine(*options.devicesPerProcess) + "'");
+  if (options.outputShards && options.outputDir.empty())
+    return makeError("--output-shards needs --output-dir (where the shards "
+                     "are written)");
   if (!options.emit.empty()) {
     // What only a run does.
     std::pair<bool, const char *> runOnly[] = {
@@ -94,9 +103,8 @@ llvm::Error mlir::tessera::exec::validateRunOptions(const RunOptions &options) {
   return llvm::Error::success();
 }
 
-/// The shapes of `arrays`.
-static std::vector<std::vector<int64_t>>
-getShapes(llvm::ArrayRef<HostArray> arrays) {
+std::vector<std::vector<int64_t>>
+steps::getShapes(llvm::ArrayRef<HostArray> arrays) {
   std::vector<std::vector<int64_t>> shapes;
   for (const HostArray &array : arrays)
     shapes.push_back(array.getShape());
@@ -125,15 +133,16 @@ static llvm::Error emit(Program &program, ArrayRef<std::vector<int64_t>> shapes,
   return llvm::Error::success();
 }
 
-static void printStats(const rt::Mesh &mesh, bool timing) {
+void steps::printDeviceStats(llvm::ArrayRef<rt::DeviceStats> devices,
+                             bool timing) {
   // With --timing, the time each device spent in collectives in the last
   // run (waiting and copying), and the part of it after all members of each
   // call had arrived (copying).
   std::printf("stats: %-6s %12s %12s %14s%s\n", "device", "peak memory",
               "collectives", "bytes sent",
               timing ? "  collective time        data time" : "");
-  for (int64_t d = 0; d < mesh.numDevices(); ++d) {
-    rt::DeviceStats s = mesh.stats(d);
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const rt::DeviceStats &s = devices[d];
     std::printf("stats: %-6lld %12s %12lld %14s", static_cast<long long>(d),
                 formatBytes(s.peakBytes).c_str(),
                 static_cast<long long>(s.collectiveCalls),
@@ -143,11 +152,17 @@ static void printStats(const rt::Mesh &mesh, bool timing) {
                   s.collectiveDataSeconds * 1e3);
     std::printf("\n");
   }
+}
+
+static void printStats(const rt::Mesh &mesh, bool timing) {
+  std::vector<rt::DeviceStats> devices;
+  for (int64_t d = 0; d < mesh.numDevices(); ++d)
+    devices.push_back(mesh.stats(d));
+  steps::printDeviceStats(devices, timing);
   printKernelStats(rt::getKernelCallRecords());
 }
 
-/// How the program was compiled: `compile: 812.3 ms (cache miss, stored)`.
-static std::string describeCompile(const CompileReport &report) {
+std::string steps::describeCompile(const CompileReport &report) {
   std::string how = !report.cacheUsed ? "cache " + report.note
                     : report.hit      ? std::string("cache hit")
                                       : std::string("cache miss");
@@ -158,8 +173,7 @@ static std::string describeCompile(const CompileReport &report) {
   return std::string(text) + " (" + how + ")";
 }
 
-/// The `--stats` line of the compiled-code cache.
-static void printCacheStats(const CompileReport &report, const char *what) {
+void steps::printCacheStats(const CompileReport &report, const char *what) {
   if (!report.cacheUsed) {
     std::printf("cache: %s: %s\n", what, report.note.c_str());
     return;
@@ -171,7 +185,7 @@ static void printCacheStats(const CompileReport &report, const char *what) {
               report.note.empty() ? "" : ": ", report.note.c_str());
 }
 
-static void printTiming(const CompileReport &compile,
+void steps::printTiming(const CompileReport &compile,
                         std::vector<double> seconds) {
   std::vector<double> ms;
   for (double s : seconds)
@@ -185,10 +199,7 @@ static void printTiming(const CompileReport &compile,
               median, ms.front(), ms.back(), ms.size());
 }
 
-/// Writes `arrays` as `<dir>/<prefix><i>.npy`. Whether every file can be
-/// written is checked before any is, so a directory that cannot take them
-/// all is reported with nothing written to it.
-static llvm::Error writeArrays(const std::string &dir, llvm::StringRef prefix,
+llvm::Error steps::writeArrays(const std::string &dir, llvm::StringRef prefix,
                                llvm::ArrayRef<HostArray> arrays,
                                llvm::StringRef option) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
@@ -219,10 +230,9 @@ static llvm::Error writeArrays(const std::string &dir, llvm::StringRef prefix,
   return llvm::Error::success();
 }
 
-/// Creates the emulated mesh for `info`.
-static llvm::Expected<std::unique_ptr<rt::Mesh>>
-createMesh(const MeshInfo &info, const RunOptions &options,
-           llvm::StringRef what) {
+llvm::Expected<std::unique_ptr<rt::Mesh>>
+steps::createMesh(const MeshInfo &info, const RunOptions &options,
+                  llvm::StringRef what) {
   rt::MeshSpec spec{info.names, info.sizes, info.deviceIds};
   std::string error;
   std::unique_ptr<rt::Mesh> mesh = rt::Mesh::create(spec, error);
@@ -234,10 +244,9 @@ createMesh(const MeshInfo &info, const RunOptions &options,
   return std::move(mesh);
 }
 
-/// Compiles and runs the single-device reference of `program` on `inputs`.
-static llvm::Expected<std::vector<HostArray>>
-runReference(Program &program, std::vector<HostArray> &inputs,
-             const RunOptions &options, CompileReport &report) {
+llvm::Expected<std::vector<HostArray>>
+steps::runReference(Program &program, std::vector<HostArray> &inputs,
+                    const RunOptions &options, CompileReport &report) {
   llvm::Expected<CompiledRun> built =
       compileForRun(program, getShapes(inputs), options.compile, options.cache,
                     CompileTarget::Reference, /*wantViews=*/false);
@@ -246,7 +255,7 @@ runReference(Program &program, std::vector<HostArray> &inputs,
   report = built->report;
   CompiledProgram *compiled = &built->compiled;
   const MeshInfo &single = built->mesh;
-  auto mesh = createMesh(single, options, "the reference mesh");
+  auto mesh = steps::createMesh(single, options, "the reference mesh");
   if (!mesh)
     return mesh.takeError();
   llvm::Expected<RunResult> run =
@@ -265,6 +274,8 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
                                             const RunOptions &options) {
   if (llvm::Error error = validateRunOptions(options))
     return error;
+  if (options.backend == "mpi")
+    return steps::runDistributed(program, options);
   if (!options.meshSizes.empty())
     if (llvm::Error error = overrideMeshSizes(program, options.meshSizes))
       return error;
@@ -285,8 +296,8 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
     inputs = std::move(*loaded);
     shapes = getShapes(inputs);
     if (!options.saveInputsDir.empty())
-      if (llvm::Error error = writeArrays(options.saveInputsDir, "arg", inputs,
-                                          "--save-inputs"))
+      if (llvm::Error error = steps::writeArrays(options.saveInputsDir, "arg",
+                                                 inputs, "--save-inputs"))
         return error;
   } else {
     llvm::Expected<std::vector<std::vector<int64_t>>> given =
@@ -308,7 +319,7 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
   std::vector<ShardingView> &views = built->views;
 
   std::string meshText = program.mesh.toString();
-  auto mesh = createMesh(program.mesh, options, "the mesh " + meshText);
+  auto mesh = steps::createMesh(program.mesh, options, "the mesh " + meshText);
   if (!mesh)
     return mesh.takeError();
   rt::Mesh &emulated = **mesh;
@@ -340,39 +351,21 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
   for (size_t i = 0; i < outputs->size(); ++i)
     printSummary("result" + std::to_string(i), (*outputs)[i],
                  options.printResults);
-  if (!options.outputDir.empty())
-    if (llvm::Error error =
-            writeArrays(options.outputDir, "result", *outputs, "--output-dir"))
+  if (!options.outputDir.empty() && options.outputShards) {
+    auto sharded = steps::writeResultShards(options.outputDir, *run,
+                                            entryLayouts, emulated);
+    if (!sharded)
+      return sharded.takeError();
+    if (llvm::Error error = steps::writeResultIndexes(*sharded))
       return error;
-
-  if (options.showSharding) {
-    size_t numArgs = program.args.size();
-    if (entryLayouts.perDevice) {
-      std::printf("sharding (the partitioned program: each device gets and "
-                  "returns exactly its blocks):\n");
-      for (size_t i = 0; i < views.size(); ++i) {
-        bool isArg = i < numArgs;
-        size_t k = isArg ? i : i - numArgs;
-        views[i].layout =
-            isArg ? entryLayouts.args[k] : entryLayouts.results[k];
-        views[i].sharding =
-            isArg ? entryLayouts.argText[k] : entryLayouts.resultText[k];
-      }
-    } else {
-      std::printf("sharding (the entry's arguments and results are "
-                  "replicated: every device gets and returns whole "
-                  "arrays):\n");
-    }
-    for (size_t i = 0; i < views.size(); ++i) {
-      std::vector<std::vector<int64_t>> coords;
-      for (int64_t d = 0; d < emulated.numDevices(); ++d)
-        coords.push_back(coordinatesIn(views[i].layout, emulated, d));
-      std::vector<int64_t> shape = i < numArgs
-                                       ? inputs[i].getShape()
-                                       : (*outputs)[i - numArgs].getShape();
-      printShardingGrid(views[i], shape, coords);
-    }
+  } else if (!options.outputDir.empty()) {
+    if (llvm::Error error = steps::writeArrays(options.outputDir, "result",
+                                               *outputs, "--output-dir"))
+      return error;
   }
+  if (options.showSharding)
+    steps::printShardings(views, entryLayouts, emulated, getShapes(inputs),
+                          getShapes(*outputs), program.args.size());
   // Whether the cache had the code depends on earlier runs, like a time:
   // --timing says it, and with --stats also names the entry.
   if (options.stats) {
@@ -381,7 +374,7 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
       printCacheStats(built->report, "program");
   }
   if (options.timing)
-    printTiming(built->report, run->seconds);
+    steps::printTiming(built->report, run->seconds);
   if (!options.trace.empty() && !emulated.writeTrace(options.trace, error))
     return makeError(error);
   if (!options.check)
@@ -389,31 +382,66 @@ llvm::Error mlir::tessera::exec::runProgram(Program &program,
 
   CompileReport referenceReport;
   llvm::Expected<std::vector<HostArray>> expected =
-      runReference(program, inputs, options, referenceReport);
+      steps::runReference(program, inputs, options, referenceReport);
   if (!expected)
     return expected.takeError();
   if (options.stats && options.timing)
-    printCacheStats(referenceReport, "reference");
+    steps::printCacheStats(referenceReport, "reference");
   if (options.timing)
     std::printf("compile (reference): %s\n",
-                describeCompile(referenceReport).c_str());
+                steps::describeCompile(referenceReport).c_str());
+  return steps::compareWithReference(program, *outputs, *expected, options);
+}
+
+void steps::printShardings(
+    std::vector<ShardingView> views, const EntryLayouts &layouts,
+    const rt::Mesh &mesh, const std::vector<std::vector<int64_t>> &argShapes,
+    const std::vector<std::vector<int64_t>> &resultShapes, size_t numArgs) {
+  if (layouts.perDevice) {
+    std::printf("sharding (the partitioned program: each device gets and "
+                "returns exactly its blocks):\n");
+    for (size_t i = 0; i < views.size(); ++i) {
+      bool isArg = i < numArgs;
+      size_t k = isArg ? i : i - numArgs;
+      views[i].layout = isArg ? layouts.args[k] : layouts.results[k];
+      views[i].sharding = isArg ? layouts.argText[k] : layouts.resultText[k];
+    }
+  } else {
+    std::printf("sharding (the entry's arguments and results are "
+                "replicated: every device gets and returns whole "
+                "arrays):\n");
+  }
+  for (size_t i = 0; i < views.size(); ++i) {
+    std::vector<std::vector<int64_t>> coords;
+    for (int64_t d = 0; d < mesh.numDevices(); ++d)
+      coords.push_back(coordinatesIn(views[i].layout, mesh, d));
+    printShardingGrid(views[i],
+                      i < numArgs ? argShapes[i] : resultShapes[i - numArgs],
+                      coords);
+  }
+}
+
+llvm::Error steps::compareWithReference(const Program &program,
+                                        llvm::ArrayRef<HostArray> outputs,
+                                        llvm::ArrayRef<HostArray> expected,
+                                        const RunOptions &options) {
   int mismatches = 0;
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    DType dtype = (*outputs)[i].getDType();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    DType dtype = outputs[i].getDType();
     double rtol = options.rtol.value_or(getDefaultTolerance(dtype));
     double atol = options.atol.value_or(getDefaultTolerance(dtype));
-    if (!compareArrays("result" + std::to_string(i), (*outputs)[i],
-                       (*expected)[i], rtol, atol))
+    if (!compareArrays("result" + std::to_string(i), outputs[i], expected[i],
+                       rtol, atol))
       ++mismatches;
   }
   if (mismatches) {
     std::printf("check: FAILED: %d of %zu results differ from the "
                 "single-device reference\n",
-                mismatches, outputs->size());
+                mismatches, outputs.size());
     return makeReportedError();
   }
   std::printf("check: all %zu results match the single-device reference%s\n",
-              outputs->size(),
+              outputs.size(),
               program.hasKernelCalls() ? " (kernels in interpret mode)" : "");
   return llvm::Error::success();
 }

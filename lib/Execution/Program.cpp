@@ -61,7 +61,10 @@ void mlir::tessera::exec::reportError(llvm::Error error, StringRef tool) {
   llvm::handleAllErrors(
       std::move(error), [](const ReportedError &) {},
       [&](const llvm::ErrorInfoBase &info) {
-        llvm::errs() << tool << ": error: " << info.message() << "\n";
+        // One write, so that the lines of several processes (mpirun) do not
+        // interleave.
+        llvm::errs() << (tool + ": error: " + info.message() + "\n").str();
+        llvm::errs().flush();
       });
 }
 

@@ -7,6 +7,8 @@
 #include "tessera/Execution/Run.h"
 
 #include "tessera/Execution/Artifact.h"
+#include "tessera/Execution/Shards.h"
+#include "tessera/Runtime/DistributedArray.h"
 
 #include "tessera/Runtime/Kernel.h"
 #include "tessera/Runtime/Mesh.h"
@@ -130,40 +132,44 @@ static bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type) {
   return true;
 }
 
-namespace {
-/// What the options say of each argument: a file, or the shape of a
-/// generated input.
-struct InputPlan {
-  std::vector<std::string> files;
-  std::vector<std::optional<std::vector<int64_t>>> shapes;
-};
-} // namespace
-
-/// Reads and checks `options` against `program`'s arguments: each argument
-/// named at most once by `--input` and once by `--input-shape`, never by
-/// both, and `--input-shape` only for arguments with dynamic dimensions.
-static llvm::Expected<InputPlan> planInputs(const Program &program,
-                                            const InputOptions &options) {
+llvm::Expected<InputPlan>
+mlir::tessera::exec::planInputs(const Program &program,
+                                const InputOptions &options) {
   ArrayRef<ArgInfo> args = program.args;
   InputPlan plan;
   plan.files.resize(args.size());
+  plan.processLocal.resize(args.size());
   plan.shapes.resize(args.size());
-  for (const std::string &item : options.files) {
-    auto [ref, path] = StringRef(item).split('=');
-    if (path.empty())
-      return makeError("bad --input '" + item +
-                       "': expected NAME_OR_INDEX=path.npy");
-    std::optional<size_t> index = findArg(ref, args);
-    if (!index)
-      return makeError("--input names argument '" + ref +
-                       "', which the entry does not have (" +
-                       describeArgs(args) + ")");
-    if (!plan.files[*index].empty())
-      return makeError("--input gives " + program.describeArg(*index) +
-                       " twice ('" + plan.files[*index] + "' and '" + path +
-                       "')");
-    plan.files[*index] = path.str();
-  }
+  auto addFiles = [&](ArrayRef<std::string> items, bool processLocal,
+                      StringRef option) -> llvm::Error {
+    for (const std::string &item : items) {
+      auto [ref, path] = StringRef(item).split('=');
+      if (path.empty())
+        return makeError("bad " + option + " '" + item +
+                         "': expected NAME_OR_INDEX=path.npy");
+      std::optional<size_t> index = findArg(ref, args);
+      if (!index)
+        return makeError(option + " names argument '" + ref +
+                         "', which the entry does not have (" +
+                         describeArgs(args) + ")");
+      if (!plan.files[*index].empty())
+        return makeError(option + " gives " + program.describeArg(*index) +
+                         " twice ('" + plan.files[*index] + "' and '" + path +
+                         "')");
+      if (processLocal && isDirectory(path))
+        return makeError(option + " '" + item +
+                         "': process-local data is one .npy file, not a "
+                         "directory");
+      plan.files[*index] = path.str();
+      plan.processLocal[*index] = processLocal;
+    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = addFiles(options.files, false, "--input"))
+    return std::move(error);
+  if (llvm::Error error =
+          addFiles(options.processLocal, true, "--process-local-input"))
+    return std::move(error);
   for (const std::string &item : options.shapes) {
     auto [ref, text] = StringRef(item).split('=');
     std::optional<size_t> index = findArg(ref, args);
@@ -178,7 +184,8 @@ static llvm::Expected<InputPlan> planInputs(const Program &program,
                        ", whose type " + typeToString(arg.type) + " is static");
     if (plan.shapes[*index])
       return makeError("--input-shape gives the shape of " + label + " twice");
-    if (!plan.files[*index].empty())
+    // The global shape of process-local data may be given.
+    if (!plan.files[*index].empty() && !plan.processLocal[*index])
       return makeError("--input-shape gives the shape of " + label +
                        ", which --input reads from '" + plan.files[*index] +
                        "'");
@@ -193,33 +200,59 @@ static llvm::Expected<InputPlan> planInputs(const Program &program,
   return std::move(plan);
 }
 
-/// Reads the .npy file `path` for argument `index` and checks it.
+llvm::Error mlir::tessera::exec::checkInputType(const Program &program,
+                                                size_t index, StringRef path,
+                                                DType dtype,
+                                                ArrayRef<int64_t> shape) {
+  // An artifact's arguments are checked as Exported.call checks them, once
+  // every input is known.
+  if (program.artifact)
+    return llvm::Error::success();
+  const ArgInfo &arg = program.args[index];
+  if (dtype != arg.dtype)
+    return makeError(path + ": dtype " + rt::getDTypeName(dtype) +
+                     " does not match argument " + std::to_string(index) +
+                     " of type " + typeToString(arg.type) + " (" +
+                     rt::getDTypeName(arg.dtype) + ")");
+  if (!fitsType(shape, arg.type))
+    return makeError(path + ": shape " + shapeString(shape) +
+                     " does not match argument " + std::to_string(index) +
+                     " of type " + typeToString(arg.type));
+  return llvm::Error::success();
+}
+
+/// Reads the .npy file or shard directory `path` for argument `index` and
+/// checks it.
 static llvm::Expected<HostArray> readInput(const Program &program, size_t index,
                                            StringRef path) {
   HostArray array;
   std::string error;
+  if (isDirectory(path)) {
+    llvm::Expected<ShardIndex> shards = readShardIndex(path);
+    if (!shards)
+      return shards.takeError();
+    rt::BlockIndex whole;
+    whole.start.assign(shards->shape.size(), 0);
+    whole.stop = shards->shape;
+    int64_t bytes = 0;
+    if (llvm::Error error =
+            checkInputType(program, index, path, shards->dtype, shards->shape))
+      return std::move(error);
+    if (llvm::Error error = readShardBox(*shards, whole, array, bytes))
+      return std::move(error);
+    return std::move(array);
+  }
   if (!rt::readNpy(path.str(), array, error))
     return makeError(error);
-  const ArgInfo &arg = program.args[index];
-  // An artifact's arguments are checked as Exported.call checks them, once
-  // every input is known.
-  if (program.artifact)
-    return std::move(array);
-  if (array.getDType() != arg.dtype)
-    return makeError(path + ": dtype " + rt::getDTypeName(array.getDType()) +
-                     " does not match argument " + std::to_string(index) +
-                     " of type " + typeToString(arg.type) + " (" +
-                     rt::getDTypeName(arg.dtype) + ")");
-  if (!fitsType(array.getShape(), arg.type))
-    return makeError(path + ": shape " + shapeString(array.getShape()) +
-                     " does not match argument " + std::to_string(index) +
-                     " of type " + typeToString(arg.type));
+  if (llvm::Error error = checkInputType(program, index, path, array.getDType(),
+                                         array.getShape()))
+    return std::move(error);
   return std::move(array);
 }
 
-/// The shape of the generated input for argument `index`.
-static llvm::Expected<std::vector<int64_t>>
-getGeneratedShape(const Program &program, const InputPlan &plan, size_t index) {
+llvm::Expected<std::vector<int64_t>>
+mlir::tessera::exec::getInputShape(const Program &program,
+                                   const InputPlan &plan, size_t index) {
   const ArgInfo &arg = program.args[index];
   if (arg.type.hasStaticShape())
     return std::vector<int64_t>(arg.type.getShape());
@@ -243,6 +276,16 @@ mlir::tessera::exec::loadInputs(const Program &program,
       llvm::Expected<HostArray> array = readInput(program, i, plan->files[i]);
       if (!array)
         return array.takeError();
+      // In one process, process-local data is the whole array (JAX's
+      // check).
+      if (plan->processLocal[i] && plan->shapes[i] &&
+          *plan->shapes[i] != array->getShape())
+        return makeError(
+            "When calling `make_array_from_process_local_data` on a single "
+            "process, global_shape should be None or equal to "
+            "local_data.shape.Got global_shape=" +
+            rt::formatShape(*plan->shapes[i]) + " and local_data.shape=" +
+            rt::formatShape(array->getShape()) + ".");
       result.push_back(std::move(*array));
       continue;
     }
@@ -253,7 +296,7 @@ mlir::tessera::exec::loadInputs(const Program &program,
                        ": give --input " + std::to_string(i) +
                        "=file.npy or --random-inputs");
     llvm::Expected<std::vector<int64_t>> shape =
-        getGeneratedShape(program, *plan, i);
+        getInputShape(program, *plan, i);
     if (!shape)
       return shape.takeError();
     llvm::Expected<HostArray> array =
@@ -285,6 +328,17 @@ mlir::tessera::exec::getInputShapes(const Program &program,
   std::vector<std::vector<int64_t>> shapes;
   std::vector<DType> dtypes;
   for (size_t i = 0; i < program.args.size(); ++i) {
+    if (!plan->files[i].empty() && isDirectory(plan->files[i])) {
+      llvm::Expected<ShardIndex> shards = readShardIndex(plan->files[i]);
+      if (!shards)
+        return shards.takeError();
+      if (llvm::Error error = checkInputType(program, i, plan->files[i],
+                                             shards->dtype, shards->shape))
+        return std::move(error);
+      shapes.push_back(shards->shape);
+      dtypes.push_back(shards->dtype);
+      continue;
+    }
     if (!plan->files[i].empty()) {
       llvm::Expected<HostArray> array = readInput(program, i, plan->files[i]);
       if (!array)
@@ -295,7 +349,7 @@ mlir::tessera::exec::getInputShapes(const Program &program,
     }
     dtypes.push_back(program.args[i].dtype);
     llvm::Expected<std::vector<int64_t>> shape =
-        getGeneratedShape(program, *plan, i);
+        getInputShape(program, *plan, i);
     if (!shape)
       return shape.takeError();
     shapes.push_back(std::move(*shape));
@@ -355,58 +409,67 @@ static HostArray readResult(const int64_t *words, size_t rank, DType dtype) {
 std::vector<int64_t>
 mlir::tessera::exec::coordinatesIn(const ShardLayout &layout,
                                    const rt::Mesh &mesh, int64_t device) {
-  if (layout.deviceIds.empty())
-    return mesh.coordinates(device);
-  const std::vector<int64_t> &sizes = mesh.spec().axisSizes;
-  int64_t rest =
-      llvm::find(layout.deviceIds, device) - layout.deviceIds.begin();
-  std::vector<int64_t> coords(sizes.size());
-  for (size_t a = sizes.size(); a-- > 0;) {
-    coords[a] = rest % sizes[a];
-    rest /= sizes[a];
+  return rt::getLayoutCoordinates(layout, mesh, device);
+}
+
+llvm::Expected<DeviceInputs>
+mlir::tessera::exec::scatterInputs(const rt::Mesh &mesh,
+                                   const EntryLayouts &layouts,
+                                   ArrayRef<HostArray> inputs) {
+  DeviceInputs result;
+  result.perDevice.resize(mesh.numDevices());
+  for (int64_t d = 0; d < mesh.numDevices(); ++d) {
+    if (!mesh.isLocalDevice(d))
+      continue;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!layouts.perDevice) {
+        // Shared, not owned.
+        result.perDevice[d].push_back(std::shared_ptr<const HostArray>(
+            std::shared_ptr<void>(), &inputs[i]));
+        continue;
+      }
+      std::vector<int64_t> coords = coordinatesIn(layouts.args[i], mesh, d);
+      auto block = std::make_shared<HostArray>();
+      std::string error;
+      if (!rt::extractBlock(inputs[i], layouts.args[i], coords, *block, error))
+        return makeError("argument " + std::to_string(i) +
+                         ": the block of device " + std::to_string(d) + ": " +
+                         error);
+      // An unreduced sum is placed as JAX places it: the first device of
+      // each group holds the value, the others zeros, so the partial
+      // values sum to it. Max and min partials may all hold it.
+      const UnreducedLayout &unreduced = layouts.argUnreduced[i];
+      if (!unreduced.empty() && unreduced.kind == UnreducedLayout::Kind::Sum &&
+          !unreduced.isFirstOfGroup(coords))
+        std::memset(block->data(), 0, block->getNumBytes());
+      result.perDevice[d].push_back(std::move(block));
+    }
   }
-  return coords;
+  return std::move(result);
 }
 
 llvm::Expected<RunResult>
 mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
                                ArrayRef<HostArray> inputs, unsigned repeat,
                                bool traceLast) {
-  const EntryLayouts &layouts = compiled.layouts;
+  llvm::Expected<DeviceInputs> scattered =
+      scatterInputs(mesh, compiled.layouts, inputs);
+  if (!scattered)
+    return scattered.takeError();
+  return runOnDevices(mesh, compiled, *scattered, repeat, traceLast);
+}
+
+llvm::Expected<RunResult> mlir::tessera::exec::runOnDevices(
+    rt::Mesh &mesh, const CompiledProgram &compiled, const DeviceInputs &inputs,
+    unsigned repeat, bool traceLast) {
   int64_t numDevices = mesh.numDevices();
   RunResult result;
   result.perDevice.resize(numDevices);
-  // The arrays each device gets.
-  std::vector<std::vector<HostArray>> blocks(numDevices);
-  std::vector<std::vector<const HostArray *>> deviceInputs(numDevices);
-  for (int64_t d = 0; d < numDevices; ++d) {
-    if (layouts.perDevice) {
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        std::vector<int64_t> coords = coordinatesIn(layouts.args[i], mesh, d);
-        HostArray block;
-        std::string error;
-        if (!rt::extractBlock(inputs[i], layouts.args[i], coords, block, error))
-          return makeError("argument " + std::to_string(i) +
-                           ": the block of device " + std::to_string(d) + ": " +
-                           error);
-        blocks[d].push_back(std::move(block));
-        // An unreduced sum is placed as JAX places it: the first device of
-        // each group holds the value, the others zeros, so the partial
-        // values sum to it. Max and min partials may all hold it.
-        const UnreducedLayout &unreduced = layouts.argUnreduced[i];
-        if (!unreduced.empty() &&
-            unreduced.kind == UnreducedLayout::Kind::Sum &&
-            !unreduced.isFirstOfGroup(coords))
-          std::memset(blocks[d].back().data(), 0,
-                      blocks[d].back().getNumBytes());
-      }
-      for (const HostArray &block : blocks[d])
-        deviceInputs[d].push_back(&block);
-    } else {
-      for (const HostArray &input : inputs)
-        deviceInputs[d].push_back(&input);
-    }
-  }
+  std::string prepareError;
+  if (!mesh.prepareGroups(compiled.layouts.collectiveGroups, prepareError))
+    return makeError("cannot connect the processes' devices: " + prepareError);
+  const std::vector<std::vector<std::shared_ptr<const HostArray>>>
+      &deviceInputs = inputs.perDevice;
   size_t resultWords = 0;
   for (const ValueInfo &r : compiled.results)
     resultWords += 3 + 2 * r.type.getRank();
@@ -416,12 +479,12 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
     mesh.resetStats();
     rt::clearKernelCallRecords();
     for (int64_t d = 0; d < numDevices; ++d)
-      for (const HostArray *input : deviceInputs[d])
+      for (const auto &input : deviceInputs[d])
         mesh.accountBuffer(d, input->getNumBytes());
     auto fn = [&](int64_t device) {
       std::vector<int64_t> words;
       std::vector<size_t> argOffsets;
-      for (const HostArray *input : deviceInputs[device]) {
+      for (const auto &input : deviceInputs[device]) {
         argOffsets.push_back(words.size());
         appendDescriptor(words, const_cast<uint8_t *>(input->data()),
                          input->getShape());
@@ -456,10 +519,9 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
         const int64_t *desc = resultBuffer.data() + offset;
         offset += 3 + 2 * r.type.getRank();
         int64_t allocated = desc[0];
-        bool isInput =
-            llvm::any_of(deviceInputs[device], [&](const HostArray *in) {
-              return reinterpret_cast<int64_t>(in->data()) == allocated;
-            });
+        bool isInput = llvm::any_of(deviceInputs[device], [&](const auto &in) {
+          return reinterpret_cast<int64_t>(in->data()) == allocated;
+        });
         // 0xdeadbeef marks a constant global's buffer.
         if (allocated && allocated != 0xdeadbeef && !isInput &&
             !llvm::is_contained(freed, allocated)) {
@@ -477,13 +539,13 @@ mlir::tessera::exec::runOnMesh(rt::Mesh &mesh, const CompiledProgram &compiled,
     bool ok = mesh.run(fn, error);
     auto end = std::chrono::steady_clock::now();
     for (int64_t d = 0; d < numDevices; ++d)
-      for (const HostArray *input : deviceInputs[d])
+      for (const auto &input : deviceInputs[d])
         mesh.releaseBuffer(d, input->getNumBytes());
     if (!ok) {
-      // Devices still running the compiled code read their blocks: they
-      // must outlive this call (the caller keeps the code and the inputs).
+      // Devices still running the compiled code read their inputs: they
+      // must outlive this call (the caller keeps the code).
       if (mesh.hasRunawayDevices())
-        abandonWhileDevicesRun(std::move(blocks));
+        abandonWhileDevicesRun(inputs);
       return makeError("the program failed on the emulated mesh: " + error);
     }
     result.seconds.push_back(

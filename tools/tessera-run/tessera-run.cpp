@@ -51,7 +51,15 @@ struct Options {
       "mesh", cl::desc("Override mesh axis sizes, e.g. \"data=4,model=2\""),
       cl::value_desc("axes"), cl::cat(category)};
   cl::list<std::string> inputs{
-      "input", cl::desc("An input: NAME_OR_INDEX=path.npy (repeatable)"),
+      "input",
+      cl::desc("An input: NAME_OR_INDEX=path.npy, or a directory of shards "
+               "(repeatable)"),
+      cl::value_desc("arg=file.npy"), cl::cat(category)};
+  cl::list<std::string> processLocalInputs{
+      "process-local-input",
+      cl::desc("An input from each process's own data: NAME_OR_INDEX=path.npy "
+               "holds the part of the argument this process's devices hold "
+               "(jax.make_array_from_process_local_data; repeatable)"),
       cl::value_desc("arg=file.npy"), cl::cat(category)};
   cl::list<std::string> inputShapes{
       "input-shape",
@@ -68,6 +76,12 @@ struct Options {
   cl::opt<std::string> outputDir{
       "output-dir", cl::desc("Write the results as result0.npy, ..."),
       cl::value_desc("dir"), cl::cat(category)};
+  cl::opt<bool> outputShards{
+      "output-shards",
+      cl::desc("With --output-dir: write each result as a directory of "
+               "shards (one .npy per distinct block and an index.json), each "
+               "process its own blocks"),
+      cl::cat(category)};
   cl::opt<bool> printResults{"print-results",
                              cl::desc("Print every value of every result"),
                              cl::cat(category)};
@@ -104,9 +118,16 @@ struct Options {
   cl::opt<std::string> outputFile{"o", cl::desc("Output file of --emit"),
                                   cl::value_desc("file"), cl::init("-"),
                                   cl::cat(category)};
-  cl::opt<std::string> backend{"backend",
-                               cl::desc("threads (the emulated mesh) or mpi"),
-                               cl::init("threads"), cl::cat(category)};
+  cl::opt<std::string> backend{
+      "backend",
+      cl::desc("threads (the emulated mesh in this process) or mpi (under "
+               "mpirun: one process per block of devices)"),
+      cl::init("threads"), cl::cat(category)};
+  cl::opt<int64_t> devicesPerProcess{
+      "devices-per-process",
+      cl::desc("With --backend=mpi: the devices each process runs (default: "
+               "the mesh's devices divided by the processes)"),
+      cl::value_desc("K"), cl::cat(category)};
   cl::opt<std::string> kernelMode{
       "kernel-mode",
       cl::desc("How kernel.calls run: pipelined (double-buffered windows, "
@@ -165,11 +186,15 @@ struct Options {
     run.compile.optLevel = optLevel;
     run.compile.runtimeChecks = checks;
     run.inputs.files.assign(inputs.begin(), inputs.end());
+    run.inputs.processLocal.assign(processLocalInputs.begin(),
+                                   processLocalInputs.end());
     run.inputs.shapes.assign(inputShapes.begin(), inputShapes.end());
     run.inputs.random = randomInputs;
     run.inputs.seed = seed;
     run.meshSizes = mesh;
     run.backend = backend;
+    if (devicesPerProcess.getNumOccurrences())
+      run.devicesPerProcess = devicesPerProcess;
     run.emit = emit;
     run.emitFile = outputFile;
     run.repeat = repeat;
@@ -178,6 +203,7 @@ struct Options {
     run.stats = stats;
     run.timing = timing;
     run.outputDir = outputDir;
+    run.outputShards = outputShards;
     run.trace = trace;
     run.check = check;
     auto ifGiven = [](const cl::opt<double> &option) -> std::optional<double> {
@@ -223,6 +249,18 @@ static bool takeStatsFlag(int &argc, char **argv) {
 static int fail(Error error) {
   exec::reportError(std::move(error), "tessera-run");
   return 1;
+}
+
+/// Runs the loaded `program` (with --backend=mpi every process agrees first
+/// on whether each loaded it) and returns the exit status.
+static int runLoaded(Expected<exec::Program> program,
+                     const exec::RunOptions &run) {
+  if (Error error = exec::agreeAcrossProcesses(
+          program ? Error::success() : program.takeError(), run))
+    return exec::finishBackend(fail(std::move(error)));
+  if (Error error = exec::runProgram(*program, run))
+    return exec::finishBackend(fail(std::move(error)));
+  return exec::finishBackend(0);
 }
 
 /// `--help` lists tessera-run's options and MLIR's (`--mlir-*`); LLVM's
@@ -287,6 +325,10 @@ int main(int argc, char **argv) {
     return fail(exec::makeError("--cache-max-bytes must be at least 1"));
   if (Error error = exec::validateRunOptions(run))
     return fail(std::move(error));
+  // With --backend=mpi this process joins the job; every step that can fail
+  // on one process is agreed on by all (each prints the same error).
+  if (Error error = exec::startBackend(run))
+    return fail(std::move(error));
 
   mlir::DialectRegistry registry;
   exec::registerExecutionDialects(registry);
@@ -297,34 +339,28 @@ int main(int argc, char **argv) {
   std::string message;
   std::unique_ptr<MemoryBuffer> file =
       mlir::openInputFile(options.inputFile, &message);
-  if (!file)
-    return fail(exec::makeError(message));
   // An artifact (by its magic bytes, or its name): its module is read only
   // if it has to be compiled.
-  if (exec::looksLikeArtifact(file->getBuffer()) ||
-      sys::path::extension(options.inputFile) == ".tsx") {
-    Expected<exec::Artifact> artifact = exec::readArtifact(file->getBuffer());
-    if (!artifact)
-      return fail(exec::makeError(options.inputFile + ": " +
-                                  toString(artifact.takeError())));
-    Expected<exec::Program> program = exec::loadArtifactProgram(
-        context, std::make_shared<exec::Artifact>(std::move(*artifact)),
-        options.entry);
-    if (!program)
-      return fail(program.takeError());
-    if (Error error = exec::runProgram(*program, run))
-      return fail(std::move(error));
-    return 0;
+  if (file && (exec::looksLikeArtifact(file->getBuffer()) ||
+               sys::path::extension(options.inputFile) == ".tsx")) {
+    Expected<exec::Program> program = [&]() -> Expected<exec::Program> {
+      Expected<exec::Artifact> artifact = exec::readArtifact(file->getBuffer());
+      if (!artifact)
+        return exec::makeError(options.inputFile + ": " +
+                               toString(artifact.takeError()));
+      return exec::loadArtifactProgram(
+          context, std::make_shared<exec::Artifact>(std::move(*artifact)),
+          options.entry);
+    }();
+    return runLoaded(std::move(program), run);
   }
   context.loadAllAvailableDialects();
 
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   Expected<exec::Program> program =
-      exec::loadProgram(context, sourceMgr, std::move(file), options.entry);
-  if (!program)
-    return fail(program.takeError());
-  if (Error error = exec::runProgram(*program, run))
-    return fail(std::move(error));
-  return 0;
+      file ? exec::loadProgram(context, sourceMgr, std::move(file),
+                               options.entry)
+           : Expected<exec::Program>(exec::makeError(message));
+  return runLoaded(std::move(program), run);
 }

@@ -19,6 +19,7 @@
 #include "tessera/Execution/Program.h"
 #include "tessera/Execution/Report.h"
 #include "tessera/Runtime/HostArray.h"
+#include "tessera/Runtime/Mesh.h"
 
 #include "llvm/ExecutionEngine/Orc/CoreContainers.h"
 #include "llvm/Support/Error.h"
@@ -93,6 +94,10 @@ struct EntryLayouts {
   /// The global shapes of the results (a dynamic dimension is -1: the blocks
   /// divide it). Padded blocks are cut to these.
   std::vector<std::vector<int64_t>> resultShapes;
+  /// The device groups the program's collectives use, as the lowered code
+  /// names them to the runtime (a mesh spread over processes prepares their
+  /// channels before it runs: Mesh::prepareGroups).
+  std::vector<::tessera::rt::GroupSpec> collectiveGroups;
 };
 
 /// A JIT-compiled per-device program.

@@ -20,6 +20,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -32,15 +34,48 @@ namespace mlir::tessera::exec {
 
 /// Where the entry's inputs come from.
 struct InputOptions {
-  /// `NAME_OR_INDEX=path.npy` items.
+  /// `NAME_OR_INDEX=path` items: a .npy file, or a directory of shards
+  /// (an index.json and one .npy per block, as --output-shards writes).
   std::vector<std::string> files;
   /// `NAME_OR_INDEX=4x8` items: the shapes of generated inputs with dynamic
-  /// dimensions.
+  /// dimensions (and the global shapes of process-local inputs).
   std::vector<std::string> shapes;
+  /// `NAME_OR_INDEX=path.npy` items of process-local data (JAX's
+  /// make_array_from_process_local_data): under MPI each process's part of
+  /// the argument; in one process the whole argument.
+  std::vector<std::string> processLocal;
   /// Generate the inputs no file gives.
   bool random = false;
   uint64_t seed = 0;
 };
+
+/// Where each argument's input comes from, as the options say: a file (a
+/// .npy or a shard directory; `processLocal` if it is process-local data),
+/// or generated with `shapes` (--input-shape; for process-local data, the
+/// argument's global shape).
+struct InputPlan {
+  std::vector<std::string> files;
+  std::vector<bool> processLocal;
+  std::vector<std::optional<std::vector<int64_t>>> shapes;
+};
+
+/// Reads and checks `options` against `program`'s arguments: each argument
+/// named at most once by `--input` or `--process-local-input` and once by
+/// `--input-shape`, `--input-shape` only for arguments with dynamic
+/// dimensions and not with `--input`.
+llvm::Expected<InputPlan> planInputs(const Program &program,
+                                     const InputOptions &options);
+
+/// The shape of a generated input for argument `index`: its static type's,
+/// or the one --input-shape gives.
+llvm::Expected<std::vector<int64_t>>
+getInputShape(const Program &program, const InputPlan &plan, size_t index);
+
+/// Checks that data of `dtype` and `shape` read from `path` fit argument
+/// `index`.
+llvm::Error checkInputType(const Program &program, size_t index,
+                           llvm::StringRef path, ::tessera::rt::DType dtype,
+                           llvm::ArrayRef<int64_t> shape);
 
 /// Deterministic values for `seed` and argument `index`: floats uniform in
 /// [-1, 1), signed integers in [-8, 8], unsigned in [0, 16], random bools.
@@ -83,10 +118,33 @@ std::vector<int64_t> coordinatesIn(const ::tessera::rt::ShardLayout &layout,
                                    const ::tessera::rt::Mesh &mesh,
                                    int64_t device);
 
-/// Runs `compiled` `repeat` times on `mesh`. A per-device entry gets each
-/// device's blocks of the inputs; otherwise every device gets every input
-/// whole (shared, read only). Returns each device's results of the last run;
-/// `traceLast` records a trace of it.
+/// The arrays each device of this process gets: `perDevice[device][arg]`
+/// (empty for the devices of other processes). Devices may share an array;
+/// the program only reads them.
+struct DeviceInputs {
+  std::vector<std::vector<std::shared_ptr<const ::tessera::rt::HostArray>>>
+      perDevice;
+};
+
+/// The inputs of the devices of `mesh` this process runs: for a per-device
+/// entry each device's blocks of `inputs` (an unreduced sum placed on the
+/// first device of each group, zeros on the others), otherwise every input
+/// whole (not copied: `inputs` must outlive the result).
+llvm::Expected<DeviceInputs>
+scatterInputs(const ::tessera::rt::Mesh &mesh, const EntryLayouts &layouts,
+              llvm::ArrayRef<::tessera::rt::HostArray> inputs);
+
+/// Runs `compiled` `repeat` times on the devices of `mesh` this process
+/// runs, with `inputs`. Returns each device's results of the last run (for
+/// this process's devices); `traceLast` records a trace of it. With a mesh
+/// spread over processes, every process calls it (Mesh::run is collective)
+/// and the groups of the program's collectives are prepared first.
+llvm::Expected<RunResult> runOnDevices(::tessera::rt::Mesh &mesh,
+                                       const CompiledProgram &compiled,
+                                       const DeviceInputs &inputs,
+                                       unsigned repeat, bool traceLast);
+
+/// scatterInputs, then runOnDevices.
 llvm::Expected<RunResult>
 runOnMesh(::tessera::rt::Mesh &mesh, const CompiledProgram &compiled,
           llvm::ArrayRef<::tessera::rt::HostArray> inputs, unsigned repeat,
