@@ -102,10 +102,9 @@ mlir::tessera::exec::agreeAcrossProcesses(llvm::Error error,
   size_t colon = agreed.find(": ");
   std::string message = agreed.substr(colon + 2);
   if (message == kReported) {
-    if (reported &&
-        agreed.compare(
-            0, colon,
-            "rank " + std::to_string(getSession().transport->getRank())) == 0)
+    // A process that reported its own errors adds nothing; the others say
+    // whose errors they were.
+    if (reported)
       return makeReportedError();
     return makeError(agreed.substr(0, colon) +
                      ": failed with the errors it reported above");
@@ -689,6 +688,11 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
                            " devices; the emulated mesh runs at most " +
                            llvm::Twine(rt::Mesh::kMaxDevices));
         if (!options.devicesPerProcess) {
+          if (devices == 1 && processes > 1)
+            return makeError("--backend=mpi: the program runs on a single "
+                             "device, which " +
+                             llvm::Twine(processes) +
+                             " processes cannot split");
           if (devices % processes != 0)
             return makeError("--backend=mpi: " + llvm::Twine(processes) +
                              " processes cannot split the " +

@@ -295,17 +295,21 @@ llvm::Error
 mlir::tessera::exec::writeShardIndex(llvm::StringRef dir, DType dtype,
                                      const std::vector<int64_t> &shape,
                                      const std::vector<BlockIndex> &blocks) {
-  llvm::json::Array shards;
-  for (const BlockIndex &block : blocks)
-    shards.push_back(
-        llvm::json::Object{{"start", llvm::json::Array(block.start)},
-                           {"stop", llvm::json::Array(block.stop)},
-                           {"file", getShardFileName(block)}});
-  llvm::json::Object root{{"format", "tessera-shards"},
-                          {"version", kShardFormatVersion},
-                          {"dtype", rt::getDTypeName(dtype)},
-                          {"shape", llvm::json::Array(shape)},
-                          {"shards", std::move(shards)}};
+  // JSON, one shard per line.
+  auto list = [](const std::vector<int64_t> &values) {
+    return llvm::formatv("{0}", llvm::json::Value(llvm::json::Array(values)))
+        .str();
+  };
+  std::string text = "{\n  \"format\": \"tessera-shards\",\n  \"version\": " +
+                     std::to_string(kShardFormatVersion) +
+                     ",\n  \"dtype\": \"" + rt::getDTypeName(dtype) +
+                     "\",\n  \"shape\": " + list(shape) + ",\n  \"shards\": [";
+  for (size_t i = 0; i < blocks.size(); ++i)
+    text += std::string(i ? "," : "") +
+            "\n    {\"start\": " + list(blocks[i].start) +
+            ", \"stop\": " + list(blocks[i].stop) + ", \"file\": \"" +
+            getShardFileName(blocks[i]) + "\"}";
+  text += "\n  ]\n}\n";
   llvm::SmallString<128> path(dir);
   llvm::sys::path::append(path, "index.json");
   std::error_code ec;
@@ -313,7 +317,7 @@ mlir::tessera::exec::writeShardIndex(llvm::StringRef dir, DType dtype,
   if (ec)
     return makeError("--output-shards: cannot write '" + path +
                      "': " + ec.message());
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  os << text;
   os.close();
   if (os.has_error())
     return makeError("--output-shards: cannot write '" + path +

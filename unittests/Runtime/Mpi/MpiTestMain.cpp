@@ -18,7 +18,6 @@
 #include <cstdio>
 
 int main(int argc, char **argv) {
-  ::testing::InitGoogleTest(&argc, argv);
   std::string error;
   std::shared_ptr<tessera::rt::Transport> transport =
       tessera::rt::getMpiTransport(error);
@@ -26,8 +25,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "TesseraRuntimeMpiTest: %s\n", error.c_str());
     return 1;
   }
+  // Set before the printers are made.
   if (transport->getRank() != 0)
     GTEST_FLAG_SET(brief, true);
+  ::testing::InitGoogleTest(&argc, argv);
   tessera::rt::test::getTestTransport() = transport;
   int result = RUN_ALL_TESTS();
   std::string failed =

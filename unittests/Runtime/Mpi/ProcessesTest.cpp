@@ -269,7 +269,11 @@ TEST_F(ProcessesTest, AGroupWithoutChannelIsAnError) {
   });
   for (int64_t d : getLocalDevices(*bare))
     EXPECT_EQ(sums[d], 2);
+  // (Only the group of the devices with y = 0 calls, so that one is
+  // reported.)
   error = runFail(*bare, [&](int64_t d) {
+    if (d % 2 != 0)
+      return;
     int64_t one = 1, out;
     tessera_rt_all_reduce(&one, &out, 1, TESSERA_RT_I64, TESSERA_RT_SUM,
                           overX.data(), 1, "comm.all_reduce at \"g.mlir\":1:1");
