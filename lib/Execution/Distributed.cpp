@@ -637,10 +637,13 @@ static std::string describeReads(const Program &program,
   return text;
 }
 
-/// The stats of this process's devices and its reads, for rank 0.
-static std::string packStats(const rt::Mesh &mesh, const std::string &reads) {
+/// The stats of this process's devices, its reads and its loading time,
+/// for rank 0.
+static std::string packStats(const rt::Mesh &mesh, const std::string &reads,
+                             const std::string &load) {
   Writer writer;
   writer.string(reads);
+  writer.string(load);
   writer.i64(mesh.getNumLocalDevices());
   for (int64_t i = 0; i < mesh.getNumLocalDevices(); ++i) {
     int64_t d = mesh.getFirstLocalDevice() + i;
@@ -746,6 +749,7 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
   // 4. This process's devices and their blocks of the inputs.
   std::unique_ptr<rt::Mesh> mesh;
   std::vector<rt::DistributedArray> arrays(sources.size());
+  double loadSeconds = 0;
   if (llvm::Error error = agree([&]() -> llvm::Error {
         auto created = createMesh(program.mesh, options,
                                   "the mesh " + program.mesh.toString());
@@ -755,6 +759,7 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
         std::string message;
         if (!mesh->attachTransport(getSession().transport, perProcess, message))
           return makeError("--backend=mpi: " + message);
+        auto loadStart = std::chrono::steady_clock::now();
         for (size_t i = 0; i < sources.size(); ++i) {
           rt::ShardLayout layout = layouts.perDevice
                                        ? layouts.args[i]
@@ -763,6 +768,9 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
                                              layout, options, arrays[i]))
             return error;
         }
+        loadSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - loadStart)
+                          .count();
         return llvm::Error::success();
       }()))
     return error;
@@ -833,10 +841,20 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
     if (needInputs)
       if (llvm::Error error = gatherInputs(arrays, globalInputs))
         return error;
-    if (options.stats)
+    if (options.stats || options.timing) {
+      // With --timing, how long this process took to load its blocks.
+      int64_t bytes = 0;
+      for (const InputSource &source : sources)
+        bytes += source.bytesRead;
+      char load[128];
+      std::snprintf(load, sizeof(load),
+                    "load: rank %d read %lld bytes in %.1f ms\n", rank,
+                    static_cast<long long>(bytes), loadSeconds * 1e3);
       if (llvm::Error error = gatherToRoot(
-              packStats(*mesh, describeReads(program, sources, rank)), stats))
+              packStats(*mesh, describeReads(program, sources, rank), load),
+              stats))
         return error;
+    }
     return llvm::Error::success();
   }();
   if (llvm::Error error = agree(std::move(gathered)))
@@ -876,26 +894,31 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
       printShardings(views, layouts, *mesh, shapes, resultShapes,
                      program.args.size());
     }
-    if (options.stats) {
-      std::vector<rt::DeviceStats> devices(mesh->numDevices());
-      for (const std::string &text : stats) {
-        Reader reader(text);
-        std::printf("%s", reader.string().c_str());
-        int64_t count = reader.i64();
-        for (int64_t i = 0; reader.ok && i < count; ++i) {
-          int64_t d = reader.i64();
-          rt::DeviceStats s;
-          reader.take(&s, sizeof(s));
-          if (reader.ok && d >= 0 && d < mesh->numDevices())
-            devices[d] = s;
-        }
+    std::vector<rt::DeviceStats> devices(mesh->numDevices());
+    std::string reads, loads;
+    for (const std::string &text : stats) {
+      Reader reader(text);
+      reads += reader.string();
+      loads += reader.string();
+      int64_t count = reader.i64();
+      for (int64_t i = 0; reader.ok && i < count; ++i) {
+        int64_t d = reader.i64();
+        rt::DeviceStats s;
+        reader.take(&s, sizeof(s));
+        if (reader.ok && d >= 0 && d < mesh->numDevices())
+          devices[d] = s;
       }
+    }
+    if (options.stats) {
+      std::printf("%s", reads.c_str());
       printDeviceStats(devices, options.timing);
       // Kernel calls: those of rank 0's devices.
       printKernelStats(rt::getKernelCallRecords());
     }
     if (options.stats && options.timing)
       printCacheStats(built->report, "program");
+    if (options.timing)
+      std::printf("%s", loads.c_str());
     if (options.timing)
       printTiming(built->report, run->seconds);
     if (!options.check)

@@ -335,32 +335,18 @@ static bool exchange(const CrossCall &c, const char *site, int64_t device) {
   TransportChannel &channel = *plan.group->channel;
   switch (sig.op) {
   case CollectiveKind::AllReduce: {
-    // A reduce-scatter by processes, then an all-gather of the slices.
+    // The reduce-scatter by processes: each process receives its slice of
+    // every process's partial (reduced by reduceSlice), then allGather.
     const uint8_t *partial =
         plan.direct ? static_cast<const uint8_t *>(c.in(c.local.front()))
                     : plan.buffers[0];
-    uint8_t *result = plan.direct
-                          ? static_cast<uint8_t *>(c.out(c.local.front()))
-                          : plan.buffers[2];
     std::vector<int64_t> displs;
     for (size_t q = 0; q + 1 < plan.offsets.size(); ++q)
       displs.push_back(plan.offsets[q] * c.elemSize);
-    if (!finish(c,
-                channel.allToAll(partial, plan.sendCounts, displs,
-                                 plan.buffers[1], plan.recvCounts,
-                                 plan.recvDispls),
-                site, device))
-      return false;
-    int64_t lo = plan.offsets[plan.me], hi = plan.offsets[plan.me + 1];
-    if (hi > lo) {
-      std::vector<const void *> srcs;
-      for (size_t q = 0; q < plan.processes.size(); ++q)
-        srcs.push_back(plan.buffers[1] + plan.recvDispls[q]);
-      void *dst = result + lo * c.elemSize;
-      reduceBuffers(sig.dtype, sig.kind, srcs.data(), srcs.size(), &dst, 1,
-                    hi - lo, false);
-    }
-    return finish(c, channel.allGatherInPlace(result, plan.sendCounts, displs),
+    return finish(c,
+                  channel.allToAll(partial, plan.sendCounts, displs,
+                                   plan.buffers[1], plan.recvCounts,
+                                   plan.recvDispls),
                   site, device);
   }
   case CollectiveKind::AllGather:
@@ -380,6 +366,40 @@ static bool exchange(const CrossCall &c, const char *site, int64_t device) {
     return true;
   }
   return true;
+}
+
+/// The buffer an all_reduce's result is assembled in.
+static uint8_t *getResultBuffer(const CrossCall &c) {
+  return c.plan.direct ? static_cast<uint8_t *>(c.out(c.local.front()))
+                       : c.plan.buffers[2];
+}
+
+/// all_reduce, between the exchanges: the local members reduce, in process
+/// order, the parts of this process's slice that every process sent.
+static void reduceSlice(const CrossCall &c) {
+  const CrossPlan &plan = c.plan;
+  int64_t lo = plan.offsets[plan.me], hi = plan.offsets[plan.me + 1];
+  auto [from, to] = getSlice(hi - lo, c.localIndex, c.local.size());
+  if (from >= to)
+    return;
+  std::vector<const void *> srcs;
+  for (size_t q = 0; q < plan.processes.size(); ++q)
+    srcs.push_back(plan.buffers[1] + plan.recvDispls[q] + from * c.elemSize);
+  void *dst = getResultBuffer(c) + (lo + from) * c.elemSize;
+  reduceBuffers(c.sig.dtype, c.sig.kind, srcs.data(), srcs.size(), &dst, 1,
+                to - from, false);
+}
+
+/// all_reduce, last: every process's reduced slice to every process.
+static bool gatherSlices(const CrossCall &c, const char *site, int64_t device) {
+  const CrossPlan &plan = c.plan;
+  std::vector<int64_t> displs;
+  for (size_t q = 0; q + 1 < plan.offsets.size(); ++q)
+    displs.push_back(plan.offsets[q] * c.elemSize);
+  return finish(c,
+                plan.group->channel->allGatherInPlace(getResultBuffer(c),
+                                                      plan.sendCounts, displs),
+                site, device);
 }
 
 //===----------------------------------------------------------------------===//
@@ -508,6 +528,17 @@ bool tessera::rt::detail::runAcrossProcesses(MeshImpl &mesh, Rendezvous &r,
   if (call.localIndex == 0 && !mesh.hasFailed())
     ok = exchange(call, site, device) && ok;
   r.barrier.arriveAndWait();
+  if (sig.op == CollectiveKind::AllReduce) {
+    // The slice of this process, reduced by all its members, then gathered.
+    if (!mesh.hasFailed()) {
+      StepCall reduce{reduceSlice, &call};
+      ok = runWithEscape(runStep, &reduce, "in the data phase of", site) && ok;
+    }
+    r.barrier.arriveAndWait();
+    if (call.localIndex == 0 && !mesh.hasFailed())
+      ok = gatherSlices(call, site, device) && ok;
+    r.barrier.arriveAndWait();
+  }
   if (!mesh.hasFailed()) {
     StepCall unpack{unpackOutputs, &call};
     ok = runWithEscape(runStep, &unpack, "in the data phase of", site) && ok;
