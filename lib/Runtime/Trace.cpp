@@ -157,19 +157,21 @@ bool MeshImpl::writeTraceFile(const std::string &path,
     for (int64_t d = 0; d < numDevices; ++d)
       abandoned[d] = devices[d].abandoned;
   }
+  // A process of a mesh spread over several writes its own devices, as
+  // process `rank` (the traces of the processes can be loaded together).
+  std::string pid = std::to_string(rank);
   std::string json = "{\"traceEvents\":[\n";
-  json += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,"
-          "\"args\":{\"name\":\"tessera mesh\"}}";
-  for (int64_t d = 0; d < numDevices; ++d) {
+  json += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid +
+          ",\"tid\":0,\"args\":{\"name\":\"tessera mesh" +
+          (numProcesses > 1 ? ", rank " + pid : std::string()) + "\"}}";
+  for (int64_t d = localBegin; d < localEnd; ++d) {
     std::string tid = std::to_string(d);
-    json +=
-        ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":" + tid +
-        ",\"args\":{\"name\":\"device " + tid + "\"}}";
-    json += ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,"
-            "\"tid\":" +
-            tid + ",\"args\":{\"sort_index\":" + tid + "}}";
+    json += ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid +
+            ",\"tid\":" + tid + ",\"args\":{\"name\":\"device " + tid + "\"}}";
+    json += ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":" + pid +
+            ",\"tid\":" + tid + ",\"args\":{\"sort_index\":" + tid + "}}";
   }
-  for (int64_t d = 0; d < numDevices; ++d) {
+  for (int64_t d = localBegin; d < localEnd; ++d) {
     if (abandoned[d])
       continue;
     std::string tid = std::to_string(d);
@@ -180,7 +182,7 @@ bool MeshImpl::writeTraceFile(const std::string &path,
       json += event.op < 0 ? "compute" : "collective";
       json += "\",\"ph\":\"X\",\"ts\":" + formatMicros(event.beginUs) +
               ",\"dur\":" + formatMicros(event.endUs - event.beginUs) +
-              ",\"pid\":0,\"tid\":" + tid;
+              ",\"pid\":" + pid + ",\"tid\":" + tid;
       if (event.op >= 0) {
         json += ",\"args\":{\"op\":\"";
         json += getCollectiveKindName(static_cast<CollectiveKind>(event.op));
@@ -193,8 +195,8 @@ bool MeshImpl::writeTraceFile(const std::string &path,
   if (!firstError.empty()) {
     json += ",\n{\"name\":\"mesh failed\",\"cat\":\"error\",\"ph\":\"i\","
             "\"s\":\"g\",\"ts\":" +
-            formatMicros(failureUs) +
-            ",\"pid\":0,\"tid\":0,\"args\":{\"error\":";
+            formatMicros(failureUs) + ",\"pid\":" + pid +
+            ",\"tid\":" + std::to_string(localBegin) + ",\"args\":{\"error\":";
     appendString(json, firstError);
     json += "}}";
   }
