@@ -412,37 +412,6 @@ static rt::ShardLayout getReplicatedLayout(size_t rank) {
   return layout;
 }
 
-/// The devices' inputs from the blocks of `arrays`: an unreduced sum on the
-/// first device of each group, zeros on the others.
-static DeviceInputs
-getDeviceInputs(const rt::Mesh &mesh, const EntryLayouts &layouts,
-                llvm::ArrayRef<rt::DistributedArray> arrays) {
-  DeviceInputs inputs;
-  inputs.perDevice.resize(mesh.numDevices());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    std::shared_ptr<const HostArray> zeros;
-    for (int64_t d = 0; d < mesh.numDevices(); ++d) {
-      if (!mesh.isLocalDevice(d))
-        continue;
-      std::shared_ptr<const HostArray> block = arrays[i].blocks[d];
-      if (layouts.perDevice) {
-        const UnreducedLayout &unreduced = layouts.argUnreduced[i];
-        if (!unreduced.empty() &&
-            unreduced.kind == UnreducedLayout::Kind::Sum &&
-            !unreduced.isFirstOfGroup(
-                coordinatesIn(layouts.args[i], mesh, d))) {
-          if (!zeros)
-            zeros = std::make_shared<HostArray>(block->getDType(),
-                                                block->getShape());
-          block = zeros;
-        }
-      }
-      inputs.perDevice[d].push_back(block);
-    }
-  }
-  return inputs;
-}
-
 /// The global inputs on rank 0, from every process's distinct blocks (for
 /// --check and --save-inputs); empty elsewhere.
 static llvm::Error gatherInputs(llvm::ArrayRef<rt::DistributedArray> arrays,
@@ -774,7 +743,7 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
         return llvm::Error::success();
       }()))
     return error;
-  DeviceInputs inputs = getDeviceInputs(*mesh, layouts, arrays);
+  DeviceInputs inputs = makeDeviceInputs(*mesh, layouts, arrays);
 
   // 5. The run: collective; a failure is the same on every process.
   if (root)

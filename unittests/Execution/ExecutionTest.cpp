@@ -13,6 +13,7 @@
 
 #include "tessera/Execution/Execution.h"
 
+#include "tessera/Runtime/DistributedArray.h"
 #include "tessera/Runtime/Mesh.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -241,6 +242,70 @@ TEST_F(ExecutionTest, RunOptionsAreValidated) {
   options.repeat = 0;
   EXPECT_EQ(message(validateRunOptions(options)),
             "--repeat must be at least 1");
+  options.repeat = 1;
+  options.devicesPerProcess = 2;
+  EXPECT_EQ(message(validateRunOptions(options)),
+            "--devices-per-process applies to --backend=mpi");
+  options.backend = "mpi";
+  options.devicesPerProcess = 0;
+  EXPECT_EQ(message(validateRunOptions(options)),
+            "--devices-per-process must be at least 1, got '0'");
+  options.devicesPerProcess.reset();
+  options.outputShards = true;
+  EXPECT_EQ(message(validateRunOptions(options)),
+            "--output-shards needs --output-dir (where the shards are "
+            "written)");
+}
+
+/// The C++ form of distributed loading: the argument of the compiled
+/// program built with rt::makeArrayFromCallback, the callback asked once per
+/// distinct block of the argument's layout (4 row blocks), then run.
+TEST_F(ExecutionTest, AnArgumentBuiltFromACallbackRuns) {
+  llvm::Expected<Program> program = load(kProgram, "main");
+  ASSERT_TRUE(static_cast<bool>(program)) << message(program.takeError());
+  CompileOptions options;
+  options.optLevel = 1;
+  OwningOpRef<ModuleOp> device = cast<ModuleOp>((*program->module)->clone());
+  ASSERT_FALSE(static_cast<bool>(prepareGlobalView(*device, "main", {{8, 4}})));
+  llvm::Expected<EntryLayouts> layouts =
+      lowerToDevice(*device, "main", options);
+  ASSERT_TRUE(static_cast<bool>(layouts)) << message(layouts.takeError());
+  llvm::Expected<CompiledProgram> compiled = jitCompile(
+      *device, "main", program->results, std::move(*layouts), options);
+  ASSERT_TRUE(static_cast<bool>(compiled)) << message(compiled.takeError());
+
+  std::string error;
+  auto mesh = ::tessera::rt::Mesh::create({{"x"}, {4}, {}}, error);
+  ASSERT_TRUE(mesh) << error;
+  // Element (r, c) of the argument is 10 * r + c.
+  std::vector<std::string> asked;
+  ::tessera::rt::BlockCallback fill =
+      [&](const ::tessera::rt::BlockIndex &index, HostArray &data,
+          std::string &) {
+        asked.push_back(index.toString());
+        std::vector<int64_t> shape = index.getShape();
+        for (int64_t r = 0; r < shape[0]; ++r)
+          for (int64_t c = 0; c < shape[1]; ++c)
+            data.setFromDouble(r * shape[1] + c,
+                               10.0 * (index.start[0] + r) + c);
+        return true;
+      };
+  std::vector<::tessera::rt::DistributedArray> arrays(1);
+  ASSERT_TRUE(::tessera::rt::makeArrayFromCallback(*mesh, DType::I32, {8, 4},
+                                                   compiled->layouts.args[0],
+                                                   fill, arrays[0], error))
+      << error;
+  EXPECT_EQ(asked, (std::vector<std::string>{"0:2, 0:4", "2:4, 0:4", "4:6, 0:4",
+                                             "6:8, 0:4"}));
+  DeviceInputs inputs = makeDeviceInputs(*mesh, compiled->layouts, arrays);
+  llvm::Expected<RunResult> run =
+      runOnDevices(*mesh, *compiled, inputs, 1, false);
+  ASSERT_TRUE(static_cast<bool>(run)) << message(run.takeError());
+  auto results = gatherResults(*run, compiled->layouts, *mesh);
+  ASSERT_TRUE(static_cast<bool>(results)) << message(results.takeError());
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 4; ++c)
+      EXPECT_EQ((*results)[0].getAsDouble(r * 4 + c), 3 * (10.0 * r + c));
 }
 
 } // namespace

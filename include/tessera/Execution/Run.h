@@ -28,6 +28,7 @@
 
 namespace tessera::rt {
 class Mesh;
+struct DistributedArray;
 } // namespace tessera::rt
 
 namespace mlir::tessera::exec {
@@ -133,6 +134,16 @@ struct DeviceInputs {
 llvm::Expected<DeviceInputs>
 scatterInputs(const ::tessera::rt::Mesh &mesh, const EntryLayouts &layouts,
               llvm::ArrayRef<::tessera::rt::HostArray> inputs);
+
+/// The inputs of the devices of `mesh` this process runs from arrays built
+/// with the blocks they hold (rt::makeArrayFromCallback,
+/// rt::makeArrayFromProcessLocalData; one per argument, laid out by the
+/// entry's argument layouts, or replicated for an entry that takes whole
+/// arrays): an unreduced sum on the first device of each group, zeros on
+/// the others.
+DeviceInputs
+makeDeviceInputs(const ::tessera::rt::Mesh &mesh, const EntryLayouts &layouts,
+                 llvm::ArrayRef<::tessera::rt::DistributedArray> arrays);
 
 /// Runs `compiled` `repeat` times on the devices of `mesh` this process
 /// runs, with `inputs`. Returns each device's results of the last run (for
