@@ -109,7 +109,8 @@ bool MeshImpl::planCrossCall(Rendezvous &r, const Signature &sig,
   plan.sendCounts.assign(n, 0);
   plan.recvCounts.assign(n, 0);
   plan.offsets.clear();
-  plan.direct = false;
+  plan.partial = nullptr;
+  plan.result = nullptr;
   switch (sig.op) {
   case CollectiveKind::AllReduce: {
     int64_t count = sig.count;
@@ -121,13 +122,27 @@ bool MeshImpl::planCrossCall(Rendezvous &r, const Signature &sig,
       plan.sendCounts[q] = (plan.offsets[q + 1] - plan.offsets[q]) * e;
       plan.recvCounts[q] = mine * e;
     }
-    const Slot &slot = r.slots[local.front()];
-    plan.direct = numLocal == 1 &&
-                  (slot.in == slot.out ||
-                   !overlap(slot.in, slot.inBytes, slot.out, slot.outBytes));
-    // Partial (the local reduction), the received slices, the result.
-    sizes = {plan.direct ? 0 : count * e, n * mine * e,
-             plan.direct ? 0 : count * e};
+    // The first local member's output takes the local reduction and the
+    // result unless it overlaps an input (other than its own, exactly): the
+    // inputs are read only before the result is written. One local member
+    // sends its input as it is.
+    const Slot &first = r.slots[local.front()];
+    auto *out = static_cast<uint8_t *>(first.out);
+    bool intoOutput = true;
+    for (int64_t member : local) {
+      const Slot &slot = r.slots[member];
+      if (overlap(out, first.outBytes, slot.in, slot.inBytes) &&
+          !(member == local.front() && slot.in == first.out))
+        intoOutput = false;
+    }
+    // The local reduction, the received slices, the result.
+    sizes = {intoOutput ? 0 : count * e, n * mine * e,
+             intoOutput ? 0 : count * e};
+    if (intoOutput) {
+      plan.partial =
+          numLocal == 1 ? static_cast<const uint8_t *>(first.in) : out;
+      plan.result = out;
+    }
     break;
   }
   case CollectiveKind::AllGather: {
@@ -191,6 +206,10 @@ bool MeshImpl::planCrossCall(Rendezvous &r, const Signature &sig,
       return false;
     }
   }
+  if (sig.op == CollectiveKind::AllReduce && !plan.result) {
+    plan.partial = plan.buffers[0];
+    plan.result = plan.buffers[2];
+  }
   return true;
 }
 
@@ -238,10 +257,11 @@ static void packInputs(const CrossCall &c) {
   int64_t numLocal = c.local.size();
   switch (sig.op) {
   case CollectiveKind::AllReduce: {
-    if (plan.direct)
+    // (One local member's input is sent as it is.)
+    if (plan.partial == c.in(c.local.front()) && numLocal == 1)
       return;
     auto [lo, hi] = getSlice(sig.count, c.localIndex, numLocal);
-    reduceLocal(c, lo, hi, plan.buffers[0], 0);
+    reduceLocal(c, lo, hi, const_cast<uint8_t *>(plan.partial), 0);
     return;
   }
   case CollectiveKind::AllGather: {
@@ -337,9 +357,7 @@ static bool exchange(const CrossCall &c, const char *site, int64_t device) {
   case CollectiveKind::AllReduce: {
     // The reduce-scatter by processes: each process receives its slice of
     // every process's partial (reduced by reduceSlice), then allGather.
-    const uint8_t *partial =
-        plan.direct ? static_cast<const uint8_t *>(c.in(c.local.front()))
-                    : plan.buffers[0];
+    const uint8_t *partial = plan.partial;
     std::vector<int64_t> displs;
     for (size_t q = 0; q + 1 < plan.offsets.size(); ++q)
       displs.push_back(plan.offsets[q] * c.elemSize);
@@ -368,12 +386,6 @@ static bool exchange(const CrossCall &c, const char *site, int64_t device) {
   return true;
 }
 
-/// The buffer an all_reduce's result is assembled in.
-static uint8_t *getResultBuffer(const CrossCall &c) {
-  return c.plan.direct ? static_cast<uint8_t *>(c.out(c.local.front()))
-                       : c.plan.buffers[2];
-}
-
 /// all_reduce, between the exchanges: the local members reduce, in process
 /// order, the parts of this process's slice that every process sent.
 static void reduceSlice(const CrossCall &c) {
@@ -385,7 +397,7 @@ static void reduceSlice(const CrossCall &c) {
   std::vector<const void *> srcs;
   for (size_t q = 0; q < plan.processes.size(); ++q)
     srcs.push_back(plan.buffers[1] + plan.recvDispls[q] + from * c.elemSize);
-  void *dst = getResultBuffer(c) + (lo + from) * c.elemSize;
+  void *dst = plan.result + (lo + from) * c.elemSize;
   reduceBuffers(c.sig.dtype, c.sig.kind, srcs.data(), srcs.size(), &dst, 1,
                 to - from, false);
 }
@@ -397,7 +409,7 @@ static bool gatherSlices(const CrossCall &c, const char *site, int64_t device) {
   for (size_t q = 0; q + 1 < plan.offsets.size(); ++q)
     displs.push_back(plan.offsets[q] * c.elemSize);
   return finish(c,
-                plan.group->channel->allGatherInPlace(getResultBuffer(c),
+                plan.group->channel->allGatherInPlace(plan.result,
                                                       plan.sendCounts, displs),
                 site, device);
 }
@@ -412,17 +424,16 @@ static void unpackOutputs(const CrossCall &c) {
   int64_t numLocal = c.local.size();
   switch (sig.op) {
   case CollectiveKind::AllReduce: {
-    if (plan.direct)
-      return;
-    // This member's slice of the result into every local output.
+    // This member's slice of the result into every other local output.
     auto [lo, hi] = getSlice(sig.count, c.localIndex, numLocal);
     if (lo >= hi)
       return;
     int64_t bytes = (hi - lo) * c.elemSize;
     bool stream = sig.count * c.elemSize >= kStreamingBytes;
     for (int64_t member : c.local)
-      copyBytes(static_cast<uint8_t *>(c.out(member)) + lo * c.elemSize,
-                plan.buffers[2] + lo * c.elemSize, bytes, stream);
+      if (c.out(member) != plan.result)
+        copyBytes(static_cast<uint8_t *>(c.out(member)) + lo * c.elemSize,
+                  plan.result + lo * c.elemSize, bytes, stream);
     if (stream)
       storeFence();
     return;

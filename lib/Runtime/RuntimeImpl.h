@@ -235,9 +235,12 @@ struct CrossPlan {
   /// more entry: the end); all_gather: where each member's input lies in
   /// the gathered buffer.
   std::vector<int64_t> offsets;
-  /// all_reduce with one local member whose output may take the result
-  /// directly.
-  bool direct = false;
+  /// all_reduce: where the local reduction lies (the only local member's
+  /// input, the first local member's output, or a scratch buffer) and
+  /// where the result is assembled (the first local member's output when
+  /// it overlaps no other input, or a scratch buffer).
+  const uint8_t *partial = nullptr;
+  uint8_t *result = nullptr;
 };
 
 /// Where the members of one group meet for one call.

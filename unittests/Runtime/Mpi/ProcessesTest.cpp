@@ -158,6 +158,40 @@ TEST_F(ProcessesTest, LargeAllReduceInPlace) {
       ASSERT_EQ(buf[d][k], factor * (k % 1000)) << "device " << d;
 }
 
+TEST_F(ProcessesTest, AllReduceWhoseOutputOverlapsAnotherInput) {
+  // The first local device's output lies 64 elements into the second's
+  // input: the local reduction must not go into that output (it would
+  // overwrite input elements before they are read). Also each second
+  // device's in-place call takes its result in its own output.
+  const int64_t size = 1000;
+  std::vector<std::vector<int32_t>> own(n, std::vector<int32_t>(size));
+  std::vector<std::vector<int32_t>> shared(n, std::vector<int32_t>(size + 64));
+  std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(size));
+  auto value = [](int64_t d, int64_t k) {
+    return static_cast<int32_t>((d + 1) * 1000 + k % 97);
+  };
+  for (int64_t d = 0; d < n; ++d)
+    for (int64_t k = 0; k < size; ++k)
+      (d % 2 ? shared[d][k] : own[d][k]) = value(d, k);
+  runOk(*mesh, [&](int64_t d) {
+    // Device 2p reads its own buffer and writes into the buffer device
+    // 2p + 1 reads, 64 elements in.
+    const int32_t *in = d % 2 ? shared[d].data() : own[d].data();
+    int32_t *result = d % 2 ? out[d].data() : shared[d + 1].data() + 64;
+    tessera_rt_all_reduce(in, result, size, TESSERA_RT_I32, TESSERA_RT_SUM,
+                          overXY.data(), 2, "overlap");
+  });
+  for (int64_t d : getLocalDevices(*mesh)) {
+    const int32_t *result = d % 2 ? out[d].data() : shared[d + 1].data() + 64;
+    for (int64_t k = 0; k < size; ++k) {
+      int64_t expected = 0;
+      for (int64_t e = 0; e < n; ++e)
+        expected += value(e, k);
+      ASSERT_EQ(result[k], expected) << "device " << d << " element " << k;
+    }
+  }
+}
+
 TEST_F(ProcessesTest, RepeatedRunsAndCountersPerRun) {
   for (int run = 0; run < 3; ++run) {
     std::vector<int64_t> out(n, -1);
