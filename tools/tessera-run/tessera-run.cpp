@@ -222,6 +222,29 @@ struct Options {
     return run;
   }
 };
+
+/// The text of one diagnostic (a base of DiagnosticWriter, so that it is
+/// built before the handler that prints into it).
+struct DiagnosticText {
+  std::string text;
+  raw_string_ostream stream{text};
+};
+
+/// Prints each diagnostic with its notes at its source location, in one
+/// write, so that the processes of an mpirun do not interleave their lines.
+class DiagnosticWriter : private DiagnosticText,
+                         public mlir::SourceMgrDiagnosticHandler {
+public:
+  DiagnosticWriter(SourceMgr &sourceMgr, mlir::MLIRContext *context)
+      : SourceMgrDiagnosticHandler(sourceMgr, context, stream) {
+    setHandler([this](mlir::Diagnostic &diag) {
+      emitDiagnostic(diag);
+      errs() << text;
+      errs().flush();
+      text.clear();
+    });
+  }
+};
 } // namespace
 
 /// Removes `--stats` from argv and returns whether it was there (LLVM's own
@@ -357,7 +380,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
 
   SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  DiagnosticWriter diagnostics(sourceMgr, &context);
   Expected<exec::Program> program =
       file ? exec::loadProgram(context, sourceMgr, std::move(file),
                                options.entry)
