@@ -23,13 +23,18 @@
 #               from memory, not from a disk.
 #
 # Runs on this host: mpirun with --oversubscribe --bind-to none (and as root
-# if need be).
+# if need be). Smaller sizes for a quick run (the defaults are above):
+#   ALLREDUCE_MIB=16 MLP_SIZES="256 1024 4" LOAD_ROWS=16384 bench/mpi-bench.sh
+# (LOAD_ROWS rows of 4096 f32, a multiple of 64).
 #
 #===------------------------------------------------------------------------===#
 
 set -euo pipefail
 build="${1:-build}"
 rounds="${2:-5}"
+mib="${ALLREDUCE_MIB:-64}"
+read -r mlpBatch mlpHidden mlpLayers <<<"${MLP_SIZES:-1024 4096 4}"
+rows="${LOAD_ROWS:-65536}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 run="$build/bin/tessera-run"
 bench="$build/bin/mpi-collectives-bench"
@@ -41,21 +46,21 @@ mpi() { mpirun --oversubscribe --bind-to none "$@"; }
 ms() { sed -n "s/.*median \([0-9.]*\) ms.*/\1/p"; }
 ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 
-echo "== all_reduce: 64 MiB of f32 over 8 devices, median of $rounds runs;"
+echo "== all_reduce: $mib MiB of f32 over 8 devices, median of $rounds runs;"
 echo "   three trials alternating, the best median of each counts"
 best() { python3 -c "import sys; print(min(float(x) for x in sys.argv[1:]))" "$@"; }
 a1=() a2=() a4=()
 for trial in 1 2 3; do
-  a1+=("$(mpi -n 1 "$bench" 64 8 "$rounds" | tee /dev/stderr | ms)")
-  a2+=("$(mpi -n 2 "$bench" 64 8 "$rounds" | tee /dev/stderr | ms)")
-  a4+=("$(mpi -n 4 "$bench" 64 8 "$rounds" | tee /dev/stderr | ms)")
+  a1+=("$(mpi -n 1 "$bench" "$mib" 8 "$rounds" | tee /dev/stderr | ms)")
+  a2+=("$(mpi -n 2 "$bench" "$mib" 8 "$rounds" | tee /dev/stderr | ms)")
+  a4+=("$(mpi -n 4 "$bench" "$mib" 8 "$rounds" | tee /dev/stderr | ms)")
 done
 b1=$(best "${a1[@]}") b2=$(best "${a2[@]}") b4=$(best "${a4[@]}")
 echo "best: 1x8 $b1 ms, 2x4 $b2 ms, 4x2 $b4 ms"
 echo "ratio 2x4 / 1x8: $(ratio "$b2" "$b1"), 4x2 / 1x8: $(ratio "$b4" "$b1")"
 
-echo "== MLP: batch 1024, hidden 4096, 4 layers on data=4, model=2, $rounds runs"
-python3 "$here/gen-mlp-run.py" 1024 4096 4 global >"$tmp/mlp.mlir"
+echo "== MLP: batch $mlpBatch, hidden $mlpHidden, $mlpLayers layers on data=4, model=2, $rounds runs"
+python3 "$here/gen-mlp-run.py" "$mlpBatch" "$mlpHidden" "$mlpLayers" global >"$tmp/mlp.mlir"
 m1=() m2=()
 for trial in 1 2; do
   m1+=("$("$run" "$tmp/mlp.mlir" --random-inputs --repeat "$rounds" --timing |
@@ -67,10 +72,10 @@ b1=$(best "${m1[@]}") b2=$(best "${m2[@]}")
 echo "best: 1x8 (threads) $b1 ms, 2x4 (mpi) $b2 ms"
 echo "ratio 2x4 (mpi) / 1x8 (threads): $(ratio "$b2" "$b1")"
 
-echo "== loading: 1 GiB of f32 (65536 x 4096) over 8 devices, data parallel"
-python3 - "$tmp/big.npy" <<'PY'
+echo "== loading: $((rows * 4096 * 4 >> 20)) MiB of f32 ($rows x 4096) over 8 devices, data parallel"
+python3 - "$tmp/big.npy" "$rows" <<'PY'
 import struct, sys
-rows, cols = 65536, 4096
+rows, cols = int(sys.argv[2]), 4096
 text = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
 text += " " * ((64 - (10 + len(text) + 1) % 64) % 64) + "\n"
 chunk = struct.pack("<%df" % (256 * 1024), *[float(i % 97) for i in range(256 * 1024)])
@@ -79,18 +84,18 @@ with open(sys.argv[1], "wb") as f:
     for _ in range(rows * cols // (256 * 1024)):
         f.write(chunk)
 PY
-cat >"$tmp/sum.mlir" <<'MLIR'
+cat >"$tmp/sum.mlir" <<MLIR
 spmd.mesh @mesh = <["data"=8]>
-func.func @main(%x: tensor<65536x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<65536xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}]>}) {
+func.func @main(%x: tensor<${rows}x4096xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}, {}]>}) -> (tensor<${rows}xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data"}]>}) {
   %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<65536xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<65536xf32>) -> tensor<65536xf32>
-  %s = linalg.reduce ins(%x : tensor<65536x4096xf32>) outs(%f : tensor<65536xf32>) dimensions = [1]
+  %e = tensor.empty() : tensor<${rows}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<${rows}xf32>) -> tensor<${rows}xf32>
+  %s = linalg.reduce ins(%x : tensor<${rows}x4096xf32>) outs(%f : tensor<${rows}xf32>) dimensions = [1]
     (%in: f32, %acc: f32) {
       %a = arith.addf %in, %acc : f32
       linalg.yield %a : f32
     }
-  return %s : tensor<65536xf32>
+  return %s : tensor<${rows}xf32>
 }
 MLIR
 # A first read brings the file into the page cache for every run alike.
