@@ -815,12 +815,16 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
       int64_t bytes = 0;
       for (const InputSource &source : sources)
         bytes += source.bytesRead;
+      // And how it got its code (compiled, or from the cache).
       char load[128];
       std::snprintf(load, sizeof(load),
                     "load: rank %d read %lld bytes in %.1f ms\n", rank,
                     static_cast<long long>(bytes), loadSeconds * 1e3);
+      std::string times = load;
+      times += "compile: rank " + std::to_string(rank) + ": " +
+               describeCompile(built->report) + "\n";
       if (llvm::Error error = gatherToRoot(
-              packStats(*mesh, describeReads(program, sources, rank), load),
+              packStats(*mesh, describeReads(program, sources, rank), times),
               stats))
         return error;
     }
@@ -864,11 +868,14 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
                      program.args.size());
     }
     std::vector<rt::DeviceStats> devices(mesh->numDevices());
-    std::string reads, loads;
+    std::string reads, loads, compiles;
     for (const std::string &text : stats) {
       Reader reader(text);
       reads += reader.string();
-      loads += reader.string();
+      std::string times = reader.string();
+      auto [load, compile] = llvm::StringRef(times).split('\n');
+      loads += (load + "\n").str();
+      compiles += compile.str();
       int64_t count = reader.i64();
       for (int64_t i = 0; reader.ok && i < count; ++i) {
         int64_t d = reader.i64();
@@ -887,7 +894,7 @@ llvm::Error steps::runDistributed(Program &program, const RunOptions &options) {
     if (options.stats && options.timing)
       printCacheStats(built->report, "program");
     if (options.timing)
-      std::printf("%s", loads.c_str());
+      std::printf("%s%s", loads.c_str(), compiles.c_str());
     if (options.timing)
       printTiming(built->report, run->seconds);
     if (!options.check)

@@ -448,37 +448,6 @@ mlir::tessera::exec::scatterInputs(const rt::Mesh &mesh,
   return std::move(result);
 }
 
-/// The devices' inputs from the blocks of `arrays`: an unreduced sum on the
-/// first device of each group, zeros on the others.
-static DeviceInputs
-getDeviceInputs(const rt::Mesh &mesh, const EntryLayouts &layouts,
-                llvm::ArrayRef<rt::DistributedArray> arrays) {
-  DeviceInputs inputs;
-  inputs.perDevice.resize(mesh.numDevices());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    std::shared_ptr<const HostArray> zeros;
-    for (int64_t d = 0; d < mesh.numDevices(); ++d) {
-      if (!mesh.isLocalDevice(d))
-        continue;
-      std::shared_ptr<const HostArray> block = arrays[i].blocks[d];
-      if (layouts.perDevice) {
-        const UnreducedLayout &unreduced = layouts.argUnreduced[i];
-        if (!unreduced.empty() &&
-            unreduced.kind == UnreducedLayout::Kind::Sum &&
-            !unreduced.isFirstOfGroup(
-                coordinatesIn(layouts.args[i], mesh, d))) {
-          if (!zeros)
-            zeros = std::make_shared<HostArray>(block->getDType(),
-                                                block->getShape());
-          block = zeros;
-        }
-      }
-      inputs.perDevice[d].push_back(block);
-    }
-  }
-  return inputs;
-}
-
 DeviceInputs
 mlir::tessera::exec::makeDeviceInputs(const rt::Mesh &mesh,
                                       const EntryLayouts &layouts,
