@@ -254,10 +254,7 @@ static llvm::Error planSources(const Program &program,
     std::string error;
     if (source.path.empty()) {
       if (!options.inputs.random)
-        return makeError("missing input for " + program.describeArg(i) +
-                         " of type " + typeToString(arg.type) +
-                         ": give --input " + std::to_string(i) +
-                         "=file.npy or --random-inputs");
+        return getMissingInputError(program, i);
       llvm::Expected<std::vector<int64_t>> shape =
           getInputShape(program, *plan, i);
       if (!shape)

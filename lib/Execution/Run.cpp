@@ -200,6 +200,14 @@ mlir::tessera::exec::planInputs(const Program &program,
   return std::move(plan);
 }
 
+llvm::Error mlir::tessera::exec::getMissingInputError(const Program &program,
+                                                      size_t index) {
+  return makeError("missing input for " + program.describeArg(index) +
+                   " of type " + typeToString(program.args[index].type) +
+                   ": give --input " + std::to_string(index) +
+                   "=file.npy or --random-inputs");
+}
+
 llvm::Error mlir::tessera::exec::checkInputType(const Program &program,
                                                 size_t index, StringRef path,
                                                 DType dtype,
@@ -291,10 +299,7 @@ mlir::tessera::exec::loadInputs(const Program &program,
     }
     const ArgInfo &arg = program.args[i];
     if (!options.random)
-      return makeError("missing input for " + program.describeArg(i) +
-                       " of type " + typeToString(arg.type) +
-                       ": give --input " + std::to_string(i) +
-                       "=file.npy or --random-inputs");
+      return getMissingInputError(program, i);
     llvm::Expected<std::vector<int64_t>> shape =
         getInputShape(program, *plan, i);
     if (!shape)

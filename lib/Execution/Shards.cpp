@@ -7,6 +7,7 @@
 #include "tessera/Execution/Shards.h"
 
 #include "tessera/Execution/Program.h"
+#include "tessera/Runtime/DistributedArray.h"
 #include "tessera/Runtime/NpyReader.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -165,37 +166,19 @@ mlir::tessera::exec::readShardIndex(llvm::StringRef dir) {
 /// `dstBox`), one memcpy per row.
 static void copyOverlap(HostArray &dst, const BlockIndex &dstBox,
                         const HostArray &src, const BlockIndex &srcBox) {
-  size_t rank = dstBox.start.size();
-  int64_t width = rt::getDTypeBytes(dst.getDType());
-  if (rank == 0) {
-    std::memcpy(dst.data(), src.data(), width);
+  if (dstBox.start.empty()) {
+    std::memcpy(dst.data(), src.data(), rt::getDTypeBytes(dst.getDType()));
     return;
   }
   std::optional<BlockIndex> part = intersect(dstBox, srcBox);
   if (!part)
     return;
-  std::vector<int64_t> extent = part->getShape();
-  const std::vector<int64_t> &dstShape = dst.getShape();
-  const std::vector<int64_t> &srcShape = src.getShape();
-  std::vector<int64_t> index(rank, 0);
-  for (bool done = false; !done;) {
-    int64_t to = 0, from = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t at = part->start[d] + index[d];
-      to = to * dstShape[d] + at - dstBox.start[d];
-      from = from * srcShape[d] + at - srcBox.start[d];
-    }
-    std::memcpy(dst.data() + to * width, src.data() + from * width,
-                extent[rank - 1] * width);
-    done = true;
-    for (size_t d = rank - 1; d-- > 0;) {
-      if (++index[d] < extent[d]) {
-        done = false;
-        break;
-      }
-      index[d] = 0;
-    }
+  std::vector<int64_t> srcStart, dstStart;
+  for (size_t d = 0; d < part->start.size(); ++d) {
+    srcStart.push_back(part->start[d] - srcBox.start[d]);
+    dstStart.push_back(part->start[d] - dstBox.start[d]);
   }
+  rt::copyRegion(src, srcStart, dst, dstStart, part->getShape());
 }
 
 /// The box of every element of `array`.

@@ -9,6 +9,7 @@
 #include "tessera/Runtime/Mesh.h"
 
 #include "ArrayImpl.h"
+#include "RuntimeImpl.h"
 
 #include <algorithm>
 #include <cstring>
@@ -64,41 +65,14 @@ BlockIndex tessera::rt::getBlockIndexOf(const ShardLayout &layout,
   return index;
 }
 
-/// Copies the box of `extent` at `srcStart` of `src` to `dstStart` of `dst`
-/// (same dtype), one memcpy per row.
-static void copyRegion(const HostArray &src,
-                       const std::vector<int64_t> &srcStart, HostArray &dst,
-                       const std::vector<int64_t> &dstStart,
-                       const std::vector<int64_t> &extent) {
-  size_t rank = extent.size();
-  int64_t width = getDTypeBytes(src.getDType());
-  for (int64_t e : extent)
-    if (e == 0)
-      return;
-  if (rank == 0) {
-    std::memcpy(dst.data(), src.data(), width);
-    return;
-  }
-  const std::vector<int64_t> &srcShape = src.getShape();
-  const std::vector<int64_t> &dstShape = dst.getShape();
-  std::vector<int64_t> index(rank, 0);
-  for (bool done = false; !done;) {
-    int64_t from = 0, to = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      from = from * srcShape[d] + srcStart[d] + index[d];
-      to = to * dstShape[d] + dstStart[d] + index[d];
-    }
-    std::memcpy(dst.data() + to * width, src.data() + from * width,
-                extent[rank - 1] * width);
-    done = true;
-    for (size_t d = rank - 1; d-- > 0;) {
-      if (++index[d] < extent[d]) {
-        done = false;
-        break;
-      }
-      index[d] = 0;
-    }
-  }
+void tessera::rt::copyRegion(const HostArray &src,
+                             const std::vector<int64_t> &srcStart,
+                             HostArray &dst,
+                             const std::vector<int64_t> &dstStart,
+                             const std::vector<int64_t> &extent) {
+  detail::copyBox(dst.data(), dst.getShape(), dstStart, src.data(),
+                  src.getShape(), srcStart, extent,
+                  getDTypeBytes(src.getDType()));
 }
 
 bool tessera::rt::makeArrayFromCallback(const Mesh &mesh, DType dtype,

@@ -338,17 +338,6 @@ void MeshImpl::noteCompleted(int64_t device, const char *site) {
   devices[device].lastCollective = site ? site : "";
 }
 
-/// Whether [a, a + aBytes) and [b, b + bBytes) overlap.
-static bool overlaps(const void *a, int64_t aBytes, const void *b,
-                     int64_t bBytes) {
-  if (aBytes <= 0 || bBytes <= 0)
-    return false;
-  auto x = reinterpret_cast<uintptr_t>(a);
-  auto y = reinterpret_cast<uintptr_t>(b);
-  return x < y + static_cast<uintptr_t>(bBytes) &&
-         y < x + static_cast<uintptr_t>(aBytes);
-}
-
 /// Whether the members must copy their inputs aside before the data phase
 /// because an output overlaps an input. An all_reduce member whose output is
 /// exactly its input is fine: every member reads and writes only its own

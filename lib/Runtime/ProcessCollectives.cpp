@@ -49,17 +49,6 @@ static std::pair<int64_t, int64_t> getSlice(int64_t n, int64_t i,
   return {std::min(lo, n), std::min(hi, n)};
 }
 
-/// Whether [a, a + aBytes) and [b, b + bBytes) overlap.
-static bool overlap(const void *a, int64_t aBytes, const void *b,
-                    int64_t bBytes) {
-  if (aBytes <= 0 || bBytes <= 0)
-    return false;
-  auto x = reinterpret_cast<uintptr_t>(a);
-  auto y = reinterpret_cast<uintptr_t>(b);
-  return x < y + static_cast<uintptr_t>(bBytes) &&
-         y < x + static_cast<uintptr_t>(aBytes);
-}
-
 /// Prefix sums of `counts`.
 static std::vector<int64_t> getDispls(const std::vector<int64_t> &counts) {
   std::vector<int64_t> displs(counts.size());
@@ -131,7 +120,7 @@ bool MeshImpl::planCrossCall(Rendezvous &r, const Signature &sig,
     bool intoOutput = true;
     for (int64_t member : local) {
       const Slot &slot = r.slots[member];
-      if (overlap(out, first.outBytes, slot.in, slot.inBytes) &&
+      if (overlaps(out, first.outBytes, slot.in, slot.inBytes) &&
           !(member == local.front() && slot.in == first.out))
         intoOutput = false;
     }

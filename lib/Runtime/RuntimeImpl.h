@@ -118,6 +118,17 @@ void copyBytes(void *dst, const void *src, size_t bytes, bool stream);
 /// Orders the non-temporal stores of this thread before its later stores.
 void storeFence();
 
+/// Whether [a, a + aBytes) and [b, b + bBytes) overlap.
+inline bool overlaps(const void *a, int64_t aBytes, const void *b,
+                     int64_t bBytes) {
+  if (aBytes <= 0 || bBytes <= 0)
+    return false;
+  auto x = reinterpret_cast<uintptr_t>(a);
+  auto y = reinterpret_cast<uintptr_t>(b);
+  return x < y + static_cast<uintptr_t>(bBytes) &&
+         y < x + static_cast<uintptr_t>(aBytes);
+}
+
 /// Copies the box of extents `box` at `srcOffset` in the row-major `src`
 /// (shape `srcShape`) to `dstOffset` in `dst` (shape `dstShape`), with one
 /// memcpy per contiguous run (Collectives.cpp).

@@ -72,6 +72,10 @@ llvm::Expected<InputPlan> planInputs(const Program &program,
 llvm::Expected<std::vector<int64_t>>
 getInputShape(const Program &program, const InputPlan &plan, size_t index);
 
+/// The error for argument `index` of `program`, which no input is given for
+/// (and none is to be generated).
+llvm::Error getMissingInputError(const Program &program, size_t index);
+
 /// Checks that data of `dtype` and `shape` read from `path` fit argument
 /// `index`.
 llvm::Error checkInputType(const Program &program, size_t index,

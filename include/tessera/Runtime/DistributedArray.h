@@ -52,6 +52,12 @@ struct BlockIndex {
 std::vector<int64_t> getLayoutCoordinates(const ShardLayout &layout,
                                           const Mesh &mesh, int64_t device);
 
+/// Copies the box of `extent` at `srcStart` of `src` to `dstStart` of `dst`
+/// (both of one dtype), one memcpy per contiguous run.
+void copyRegion(const HostArray &src, const std::vector<int64_t> &srcStart,
+                HostArray &dst, const std::vector<int64_t> &dstStart,
+                const std::vector<int64_t> &extent);
+
 /// The block of an array of `globalShape` laid out by `layout` that
 /// `device` holds.
 BlockIndex getBlockIndexOf(const ShardLayout &layout, const Mesh &mesh,
