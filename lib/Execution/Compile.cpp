@@ -39,6 +39,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::tessera;
 using namespace mlir::tessera::exec;
@@ -559,7 +561,11 @@ llvm::Expected<CompiledProgram> mlir::tessera::exec::jitCompile(
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = getCodeGenOptLevel(options.optLevel);
   engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
+  // TESSERA_PERF_JIT=1 writes a jitdump for `perf inject --jit`, so that
+  // `perf report` names the compiled functions (bench/README-kernel.md).
+  const char *perfJit = std::getenv("TESSERA_PERF_JIT");
+  engineOptions.enablePerfNotificationListener =
+      perfJit && llvm::StringRef(perfJit) == "1";
   auto engine =
       ExecutionEngine::create(module, engineOptions, std::move(*machine));
   if (!engine)
