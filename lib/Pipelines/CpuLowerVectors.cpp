@@ -12,7 +12,15 @@
 //   become `vector.fma` on whole accumulator tiles; other contractions fall
 //   back to the upstream lowering.
 // * `vector.multi_reduction` becomes elementwise ops and 1-D
-//   `vector.reduction`s.
+//   `vector.reduction`s, without moving data between lanes where it can:
+//   one that reduces the innermost dimensions (a row sum of an (8, 128)
+//   tile) becomes one 1-D reduction per kept element, the others combine
+//   whole vectors elementwise (transposing the reduced dimensions to the
+//   front first, if they are not there).
+// * A `vector.reduction` of a 1-D vector wider than a 512-bit register
+//   first combines the halves of the vector elementwise until it fits one
+//   (LLVM reduces floats in order otherwise, element by element, and NaN-
+//   propagating maxima and minima always so).
 // * Transfers with broadcast or permuted dimensions become minor-identity
 //   transfers plus `vector.broadcast` / `vector.transpose`; masked transfers
 //   take their mask as an operand.
@@ -61,15 +69,75 @@ struct ExpandVectorAbsI : OpRewritePattern<math::AbsIOp> {
   }
 };
 
+/// vector.reduction of a 1-D vector of more than 512 bits: the reduction of
+/// the elementwise combination of its two halves (a tree of vector ops, and
+/// a last reduction of one register's width).
+struct SplitWideReduction : OpRewritePattern<vector::ReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    if (type.getRank() != 1 || type.isScalable() ||
+        !type.getElementType().isIntOrFloat() ||
+        isa<vector::MaskingOpInterface>(op->getParentOp()))
+      return failure();
+    int64_t size = type.getDimSize(0);
+    int64_t bits = size * type.getElementType().getIntOrFloatBitWidth();
+    if (size % 2 != 0 || bits <= 512)
+      return failure();
+    Location loc = op.getLoc();
+    int64_t half = size / 2;
+    Value low = vector::ExtractStridedSliceOp::create(
+        rewriter, loc, op.getVector(), ArrayRef<int64_t>{0},
+        ArrayRef<int64_t>{half}, ArrayRef<int64_t>{1});
+    Value high = vector::ExtractStridedSliceOp::create(
+        rewriter, loc, op.getVector(), ArrayRef<int64_t>{half},
+        ArrayRef<int64_t>{half}, ArrayRef<int64_t>{1});
+    Value combined =
+        vector::makeArithReduction(rewriter, loc, op.getKind(), low, high);
+    rewriter.modifyOpInPlace(op,
+                             [&] { op.getVectorMutable().assign(combined); });
+    return success();
+  }
+};
+
+/// True if `op` reduces exactly the innermost dimensions of its source and
+/// keeps at least one: its rows are contiguous vectors, each reduced on its
+/// own (lowering it the other way would transpose the source element by
+/// element).
+bool reducesInnermostDims(vector::MultiDimReductionOp op) {
+  SmallVector<bool> reduced = op.getReductionMask();
+  auto firstReduced = llvm::find(reduced, true);
+  return firstReduced != reduced.begin() && firstReduced != reduced.end() &&
+         std::all_of(firstReduced, reduced.end(), [](bool r) { return r; });
+}
+
 struct TesseraCpuLowerVectorsPass
     : public impl::TesseraCpuLowerVectorsPassBase<TesseraCpuLowerVectorsPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    // Reductions of rows first: one vector.reduction per row.
+    SmallVector<Operation *> rowReductions;
+    getOperation().walk([&](vector::MultiDimReductionOp op) {
+      if (reducesInnermostDims(op))
+        rowReductions.push_back(op);
+    });
+    if (!rowReductions.empty()) {
+      RewritePatternSet rowPatterns(context);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          rowPatterns, vector::VectorMultiReductionLowering::InnerReduction);
+      GreedyRewriteConfig rowConfig;
+      rowConfig.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      (void)applyOpPatternsGreedily(rowReductions, std::move(rowPatterns),
+                                    rowConfig);
+    }
+
     RewritePatternSet patterns(context);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::ParallelArith);
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerParallel);
+    patterns.add<SplitWideReduction>(context);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
     vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
