@@ -20,7 +20,8 @@
 // * A `vector.reduction` of a 1-D vector wider than a 512-bit register
 //   first combines the halves of the vector elementwise until it fits one
 //   (LLVM reduces floats in order otherwise, element by element, and NaN-
-//   propagating maxima and minima always so).
+//   propagating maxima and minima always so); sums and products of floats
+//   narrower than f32 keep their order.
 // * Transfers with broadcast or permuted dimensions become minor-identity
 //   transfers plus `vector.broadcast` / `vector.transpose`; masked transfers
 //   take their mask as an operand.
@@ -82,8 +83,16 @@ struct SplitWideReduction : OpRewritePattern<vector::ReductionOp> {
         isa<vector::MaskingOpInterface>(op->getParentOp()))
       return failure();
     int64_t size = type.getDimSize(0);
-    int64_t bits = size * type.getElementType().getIntOrFloatBitWidth();
-    if (size % 2 != 0 || bits <= 512)
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    if (size % 2 != 0 || size * width <= 512)
+      return failure();
+    // Sums and products of floats narrower than f32 keep their order (their
+    // rounding would change far more than f32's, as in CpuCodegen's
+    // reductions); maxima and minima do not depend on the order.
+    vector::CombiningKind kind = op.getKind();
+    if (isa<FloatType>(type.getElementType()) && width < 32 &&
+        (kind == vector::CombiningKind::ADD ||
+         kind == vector::CombiningKind::MUL))
       return failure();
     Location loc = op.getLoc();
     int64_t half = size / 2;
@@ -93,8 +102,7 @@ struct SplitWideReduction : OpRewritePattern<vector::ReductionOp> {
     Value high = vector::ExtractStridedSliceOp::create(
         rewriter, loc, op.getVector(), ArrayRef<int64_t>{half},
         ArrayRef<int64_t>{half}, ArrayRef<int64_t>{1});
-    Value combined =
-        vector::makeArithReduction(rewriter, loc, op.getKind(), low, high);
+    Value combined = vector::makeArithReduction(rewriter, loc, kind, low, high);
     rewriter.modifyOpInPlace(op,
                              [&] { op.getVectorMutable().assign(combined); });
     return success();

@@ -76,3 +76,15 @@ func.func @int_kinds(%a: vector<32xi32>, %b: vector<64xi8>, %c: vector<33xf32>) 
   %2 = vector.reduction <mul>, %c : vector<33xf32> into f32
   return %0, %1, %2 : i32, i8, f32
 }
+
+// Sums of floats narrower than f32 keep their order; their maxima, which
+// do not depend on it, are halved.
+// CHECK-LABEL: func @narrow_floats
+// CHECK: vector.reduction <add>, %arg0 : vector<64xbf16> into bf16
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<32xbf16>
+// CHECK: vector.reduction <maximumf>, %{{.*}} : vector<32xbf16> into bf16
+func.func @narrow_floats(%a: vector<64xbf16>) -> (bf16, bf16) {
+  %0 = vector.reduction <add>, %a : vector<64xbf16> into bf16
+  %1 = vector.reduction <maximumf>, %a : vector<64xbf16> into bf16
+  return %0, %1 : bf16, bf16
+}
