@@ -595,7 +595,15 @@ bool MeshImpl::exchangeSignatures(Rendezvous &r, int64_t device,
     std::vector<std::string> calls;
     std::string mine =
         describeDevices({device}) + " called " + site + " " + describe(sig);
-    result = exchangeOnChannel(channel, mine, calls, stop, error);
+    // Every member saw the same records and makes this exchange, so it
+    // completes: another member's report of the same divergence (which
+    // stops this process) cuts it short only after a grace period, or the
+    // rank whose report wins would depend on timing.
+    Clock::time_point began = Clock::now();
+    auto stopAfterGrace = [&] {
+      return stop() && Clock::now() - began > std::chrono::seconds(2);
+    };
+    result = exchangeOnChannel(channel, mine, calls, stopAfterGrace, error);
     if (result != WaitResult::Done) {
       group.abandoned = true;
       if (result == WaitResult::Failed)
