@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Poly/IR/PolyDialect.h"
-#include "tessera/Dialect/Poly/IR/PolyBytecode.h"
 #include "tessera/Dialect/Poly/IR/PolyAttrs.h"
+#include "tessera/Dialect/Poly/IR/PolyBytecode.h"
 #include "tessera/Dialect/Poly/IR/PolyOps.h"
 
 #include "VerifierCache.h"

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
-#include "tessera/Dialect/Spmd/IR/SpmdBytecode.h"
 #include "tessera/Dialect/Spmd/IR/SpmdAttrs.h"
+#include "tessera/Dialect/Spmd/IR/SpmdBytecode.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
 
