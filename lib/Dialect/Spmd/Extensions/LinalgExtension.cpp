@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::tessera::spmd;
@@ -116,9 +117,32 @@ static OpShardingRuleAttr getLinalgRule(Operation *op) {
   return builder.build();
 }
 
+/// Whether `value`, computed in `body`, depends on one of the block's
+/// accumulator arguments (those from `firstAccumulator` on).
+static bool dependsOnAccumulator(Value value, Block *body,
+                                 unsigned firstAccumulator) {
+  SmallVector<Value> worklist = {value};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && arg.getArgNumber() >= firstAccumulator)
+        return true;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body || !seen.insert(def).second)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
 /// The combiner of result `resultIndex` of a structured op: the binary op
-/// that yields it from the result's own block argument (used once) and
-/// another value, read as the reduction it performs.
+/// that yields it from the result's own block argument and another value
+/// that depends on no accumulator, read as the reduction it performs; or a
+/// select between the accumulator and such a value (Select, the index of
+/// an argmax), whatever its condition reads.
 static ReductionCombiner getLinalgCombiner(Operation *op,
                                            unsigned resultIndex) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
@@ -126,15 +150,30 @@ static ReductionCombiner getLinalgCombiner(Operation *op,
     return ReductionCombiner::None;
   Block *body = linalgOp.getBlock();
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  unsigned outArgIndex = linalgOp.getNumDpsInputs() + resultIndex;
+  unsigned firstAccumulator = linalgOp.getNumDpsInputs();
+  unsigned outArgIndex = firstAccumulator + resultIndex;
   if (!yield || resultIndex >= yield.getNumOperands() ||
       outArgIndex >= body->getNumArguments())
     return ReductionCombiner::None;
   BlockArgument outArg = body->getArgument(outArgIndex);
   Operation *combiner = yield.getOperand(resultIndex).getDefiningOp();
-  if (!combiner || combiner->getNumOperands() != 2 ||
-      !llvm::is_contained(combiner->getOperands(), outArg) ||
-      !outArg.hasOneUse())
+  if (!combiner || combiner->getBlock() != body)
+    return ReductionCombiner::None;
+  if (auto select = dyn_cast<arith::SelectOp>(combiner)) {
+    Value onTrue = select.getTrueValue(), onFalse = select.getFalseValue();
+    if ((onTrue == outArg) == (onFalse == outArg))
+      return ReductionCombiner::None;
+    Value element = onTrue == outArg ? onFalse : onTrue;
+    if (dependsOnAccumulator(element, body, firstAccumulator))
+      return ReductionCombiner::None;
+    return ReductionCombiner::Select;
+  }
+  if (combiner->getNumOperands() != 2 ||
+      !llvm::is_contained(combiner->getOperands(), outArg))
+    return ReductionCombiner::None;
+  Value other = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
+                                                  : combiner->getOperand(0);
+  if (other == outArg || dependsOnAccumulator(other, body, firstAccumulator))
     return ReductionCombiner::None;
   if (isa<arith::AddFOp, arith::AddIOp>(combiner))
     return ReductionCombiner::Add;

@@ -235,9 +235,13 @@ ExplicitSpecs mlir::tessera::spmd::inferExplicitFromShardingRule(
   bool hasReduction =
       llvm::any_of(llvm::seq<int64_t>(0, numFactors),
                    [&](int64_t f) { return rule.isReduction(f); });
-  // A contraction in dot_general's sense: reduction factors and two or more
-  // tensor inputs.
-  bool isContraction = hasReduction && numTensorInputs >= 2;
+  // A contraction in dot_general's sense: reduction factors, two or more
+  // tensor inputs and one result. A reduction with several results (an
+  // argmax as a value and an index, a mean and a variance) is JAX's
+  // variadic `reduce`: each result is the inputs' type with the reduced
+  // dimensions deleted, whichever inputs shard them.
+  bool isContraction =
+      hasReduction && numTensorInputs >= 2 && op->getNumResults() == 1;
 
   SmallVector<ExplicitDimAxes> factorAxes(numFactors);
   // dot_general's contracting specs: per contracting factor, the entries
@@ -348,7 +352,9 @@ mlir::tessera::spmd::getUnreducedRuleFromShardingRule(OpShardingRuleAttr rule,
   bool hasReduction =
       llvm::any_of(llvm::seq<int64_t>(0, rule.getNumFactors()),
                    [&](int64_t f) { return rule.isReduction(f); });
-  if (!hasReduction)
+  // JAX's variadic reduce and argmax/argmin (several results) have no
+  // unreduced rule.
+  if (!hasReduction || rule.getNumResults() > 1)
     return UnreducedRule::NotImplemented;
   return numInputs >= 2 ? UnreducedRule::DotGeneral : UnreducedRule::Reduce;
 }

@@ -845,6 +845,7 @@ mlir::tessera::spmd::getCollectiveKind(ReductionCombiner combiner) {
   case ReductionCombiner::And:
   case ReductionCombiner::Or:
   case ReductionCombiner::Xor:
+  case ReductionCombiner::Select:
     return std::nullopt;
   }
   llvm_unreachable("unknown reduction combiner");
@@ -869,6 +870,7 @@ StringRef mlir::tessera::spmd::getJaxReductionName(ReductionCombiner combiner) {
   case ReductionCombiner::Xor:
     return "reduce_xor";
   case ReductionCombiner::None:
+  case ReductionCombiner::Select:
     return "reduce";
   }
   llvm_unreachable("unknown reduction combiner");

@@ -154,9 +154,11 @@ int64_t getAxesSize(ArrayRef<AxisRefAttr> axes, MeshAttr mesh);
 ///   sharded one and a size-1 unsharded dimension (a broadcast) takes no
 ///   part; dot_general's batch error for factors several inputs of a
 ///   contraction share (which must be sharded identically);
-/// - a reduction factor sharded in two inputs is dot_general's ambiguity
-///   error; one sharded in one input only is dropped (gathered), and so is
-///   every reduced factor of a one-input reduction;
+/// - a reduction factor sharded in two inputs of a one-result op is
+///   dot_general's ambiguity error; one sharded in one input only is
+///   dropped (gathered), and so is every reduced factor of a one-input
+///   reduction and of a reduction with several results (JAX's variadic
+///   reduce, argmax/argmin);
 /// - a permutation or need-replication factor that is sharded is not
 ///   implemented;
 /// - each result dimension takes the axes of its factors, major to minor.
@@ -166,7 +168,8 @@ ExplicitSpecs inferExplicitFromShardingRule(const ExplicitRuleContext &context,
 /// The unreduced rule an op gets from its sharding rule when its
 /// ExplicitShardingOpInterface does not say: DotGeneral for a contraction
 /// (reduction factors and two or more data inputs), Reduce for a reduction
-/// of one input, else NotImplemented.
+/// of one input into one result, else NotImplemented (a reduction with
+/// several results is JAX's variadic reduce or argmax, which have none).
 UnreducedRule getUnreducedRuleFromShardingRule(OpShardingRuleAttr rule,
                                                unsigned numInputs);
 

@@ -127,6 +127,13 @@ enum class ReductionCombiner {
   And,
   Or,
   Xor,
+  /// The result picks either its accumulator or the element the body
+  /// compares it with, under a condition (the index of argmax/argmin, the
+  /// value of a compare-and-select): no collective finishes it, but partial
+  /// results over blocks combine with the body itself, in block order
+  /// (spmd-insert-reshards splits such a reduction; see
+  /// Partition/SplitReductions.cpp).
+  Select,
 };
 
 /// The combiner of result `resultIndex` of `op`: its
@@ -141,7 +148,7 @@ ReductionCombiner getReductionCombiner(Operation *op, unsigned resultIndex);
 std::optional<ReductionKind> getCollectiveKind(ReductionCombiner combiner);
 
 /// JAX's name of a reduction with `combiner`: `reduce_sum`, `reduce_max`
-/// (also unsigned), `reduce_and`, ..., `reduce` for None.
+/// (also unsigned), `reduce_and`, ..., `reduce` for None and Select.
 llvm::StringRef getJaxReductionName(ReductionCombiner combiner);
 
 } // namespace mlir::tessera::spmd

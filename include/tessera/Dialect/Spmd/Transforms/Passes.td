@@ -301,7 +301,13 @@ def SpmdInsertReshardsPass : Pass<"spmd-insert-reshards", "ModuleOp"> {
                 "factors";
   let description = [{
     The first export step after propagation (Shardy's
-    `insert-explicit-reshards`). Each op works on one mesh, its results'
+    `insert-explicit-reshards`). First, a select reduction (an argmax or
+    argmin: every result is a selection between its accumulator and one
+    element, or a max or min) over a dimension an input shards is split
+    into a reduction of each device's block into one partial result per
+    block (a new dimension sharded on the reduced dimension's axes) and a
+    second reduction, with the op's body, over those partial results, so
+    that only they are gathered. Each op works on one mesh, its results'
     (else its first sharded operand's); an operand on a mesh with the same
     axes in another device order is resharded to it, and meshes with
     other axes are rejected. For every op with a sharding rule, the

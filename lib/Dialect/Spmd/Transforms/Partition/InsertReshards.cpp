@@ -9,11 +9,13 @@
 // op with a sharding rule, one sharding of the rule's factors, reshards the
 // operands to it, and marks results whose reduction factors are sharded as
 // unreduced (see the pass description in Passes.td for the rules). How the
-// factor sharding is chosen is in FactorChoice.cpp.
+// factor sharding is chosen is in FactorChoice.cpp; select reductions over
+// sharded dimensions are split first (SplitReductions.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "FactorChoice.h"
+#include "SplitReductions.h"
 
 #include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/DataFlow.h"
@@ -901,6 +903,9 @@ struct SpmdInsertReshardsPass
   using SpmdInsertReshardsPassBase::SpmdInsertReshardsPassBase;
 
   void runOnOperation() override {
+    // Select reductions over sharded dimensions combine partial results
+    // (SplitReductions.cpp) instead of gathering their inputs.
+    detail::splitSelectReductions(getOperation());
     ReshardInserter inserter(getOperation(), checkVma);
     if (failed(inserter.run()))
       signalPassFailure();
