@@ -399,7 +399,14 @@ static void split(linalg::LinalgOp op, const SelectReduction &info) {
           if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
             Value value;
             if (index.getDim() == info.loop) {
-              // Read back from the partial index.
+              // Read back from the partial index, unless only the element
+              // (mapped already) reads it.
+              if (llvm::all_of(index->getUsers(), [&](Operation *user) {
+                    return llvm::all_of(user->getResults(), [&](Value v) {
+                      return mapping.contains(v);
+                    });
+                  }))
+                continue;
               value = partials[info.indexResult];
               if (!value.getType().isIndex())
                 value = arith::IndexCastOp::create(b, bodyLoc, b.getIndexType(),
