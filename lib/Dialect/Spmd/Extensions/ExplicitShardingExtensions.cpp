@@ -17,6 +17,9 @@
 // - `tensor.insert_slice` is `dynamic_update_slice`: the update sharded as
 //   the operand;
 // - `tensor.gather` / `tensor.scatter` are JAX's gather / scatter;
+// - linalg convolutions are `conv_general_dilated` and linalg poolings
+//   `reduce_window`: the output keeps the input's batch and spatial
+//   sharding (a convolution's filter and input features unsharded);
 //
 // and the unreduced rules of the ops that have one (`add`, `mul`, the ops
 // that only move data). Every other op's explicit rule comes from its
@@ -212,6 +215,36 @@ static ExplicitSpecs inferReshape(const Ctx &ctx) {
 // slice and pad
 //===----------------------------------------------------------------------===//
 
+/// JAX's error of the ops whose output shape differs from their operand's
+/// (`_get_sharding_for_varying_out_shape`: slicing, padding, convolutions,
+/// reduce_window) for a sharded dimension whose new size `outSize` its
+/// `parts` axes do not divide; the spec prints raw, `(y)` or `(('x', 'y'))`.
+static LogicalResult emitVaryingShapeError(Operation *op, StringRef name,
+                                           int64_t outSize, int64_t parts,
+                                           ArrayRef<AxisRefAttr> axes,
+                                           const ExplicitSpec &input,
+                                           ArrayRef<int64_t> outShape) {
+  std::string raw = "(";
+  if (axes.size() == 1) {
+    raw += axes[0].getName().str();
+  } else {
+    raw += "(";
+    for (auto [i, ref] : llvm::enumerate(axes)) {
+      if (i)
+        raw += ", ";
+      raw += "'" + ref.getName().str() + "'";
+    }
+    raw += ")";
+  }
+  raw += ")";
+  return op->emitOpError(name)
+         << " on sharded dims where out dim (" << outSize
+         << ") is not divisible by mesh axes (" << parts << ") with spec "
+         << raw << " is not implemented. Got input type="
+         << Ctx::typeString(op->getOperand(0).getType(), input)
+         << " and output shape=" << Ctx::shapeString(outShape);
+}
+
 /// JAX's slicing rule (slice, pad): the operand's sharding, except that a
 /// sharded dimension whose new size its axes do not divide is not
 /// implemented; dropped dimensions (a rank-reducing slice) are squeezed.
@@ -237,25 +270,8 @@ static ExplicitSpecs inferSlicing(const Ctx &ctx, ArrayRef<int64_t> inShape,
     int64_t parts = getAxesSize(axes, input.mesh);
     if (outShape[d] % parts == 0)
       continue;
-    std::string raw = "(";
-    if (axes.size() == 1) {
-      raw += axes[0].getName().str();
-    } else {
-      raw += "(";
-      for (auto [i, ref] : llvm::enumerate(axes)) {
-        if (i)
-          raw += ", ";
-        raw += "'" + ref.getName().str() + "'";
-      }
-      raw += ")";
-    }
-    raw += ")";
-    return op->emitOpError(op->getName().getStringRef())
-           << " on sharded dims where out dim (" << outShape[d]
-           << ") is not divisible by mesh axes (" << parts << ") with spec "
-           << raw << " is not implemented. Got input type="
-           << Ctx::typeString(op->getOperand(0).getType(), input)
-           << " and output shape=" << Ctx::shapeString(outShape);
+    return emitVaryingShapeError(op, op->getName().getStringRef(), outShape[d],
+                                 parts, axes, input, outShape);
   }
   if (dropped.any()) {
     SmallVector<ExplicitDimAxes> kept;
@@ -428,6 +444,84 @@ static ExplicitSpecs inferScatter(const Ctx &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
+// conv_general_dilated and reduce_window
+//===----------------------------------------------------------------------===//
+
+/// Whether a structured op is a windowed op (a convolution or a pooling:
+/// an input dimension indexed by an output loop plus a window loop).
+static bool isWindowed(linalg::LinalgOp op) {
+  return op.getNumDpsInputs() == 2 && op->getNumResults() == 1 &&
+         linalg::isaConvolutionOpInterface(op);
+}
+
+/// A pooling (JAX's reduce_window): a windowed op whose body never reads
+/// its second input, which only gives the window's shape.
+static bool isPooling(linalg::LinalgOp op) {
+  return op.getBlock()->getArgument(1).use_empty();
+}
+
+/// The dimension of `map`'s results that reads loop `loop` (alone or with
+/// a window loop), if any.
+static std::optional<unsigned> getDimReading(AffineMap map, unsigned loop) {
+  for (auto [d, expr] : llvm::enumerate(map.getResults()))
+    if (expr.isFunctionOfDim(loop))
+      return d;
+  return std::nullopt;
+}
+
+/// JAX's rules of the windowed ops. `conv_general_dilated`: with the filter
+/// replicated and the input's feature dimensions unsharded, the output
+/// keeps the input's sharding (batch and spatial dimensions; the output
+/// features are unsharded), else out_sharding is needed.
+/// `reduce_window`: the output keeps the input's sharding. A sharded
+/// dimension whose size changes must stay divisible by its axes.
+static ExplicitSpecs inferWindowed(const Ctx &ctx) {
+  auto op = cast<linalg::LinalgOp>(ctx.getOp());
+  const ExplicitSpec &input = ctx.getInputSpec(0);
+  AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  bool pooling = isPooling(op);
+  StringRef name = pooling ? "reduce_window" : "conv_general_dilated";
+  if (!pooling) {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    const ExplicitSpec &filter = ctx.getInputSpec(1);
+    bool resolvable =
+        succeeded(dims) && filter.isReplicated() && filter.unreduced.empty();
+    if (resolvable)
+      for (unsigned loop :
+           llvm::concat<const unsigned>(dims->inputChannel, dims->depth))
+        if (std::optional<unsigned> d = getDimReading(inMap, loop))
+          resolvable &= input.dims[*d].empty();
+    if (!resolvable)
+      return op->emitOpError("Please specify the output sharding via "
+                             "`out_sharding` parameter of "
+                             "`conv_general_dilated`");
+  }
+  auto inType =
+      cast<RankedTensorType>(op.getDpsInputOperand(0)->get().getType());
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  ExplicitSpec result = ctx.replicatedOnInputMesh(outType.getRank());
+  ArrayRef<int64_t> outShape = outType.getShape();
+  for (auto [o, expr] : llvm::enumerate(outMap.getResults())) {
+    auto loop = dyn_cast<AffineDimExpr>(expr);
+    if (!loop)
+      continue;
+    std::optional<unsigned> d = getDimReading(inMap, loop.getPosition());
+    if (!d || input.dims[*d].empty())
+      continue;
+    const ExplicitDimAxes &axes = input.dims[*d];
+    int64_t parts = getAxesSize(axes, input.mesh);
+    if (outShape[o] != inType.getDimSize(*d) &&
+        !ShapedType::isDynamic(outShape[o]) && outShape[o] % parts != 0)
+      return emitVaryingShapeError(op, name, outShape[o], parts, axes, input,
+                                   outShape);
+    result.dims[o] = axes;
+  }
+  return SmallVector<ExplicitSpec>{result};
+}
+
+//===----------------------------------------------------------------------===//
 // Models
 //===----------------------------------------------------------------------===//
 
@@ -456,15 +550,27 @@ struct UnreducedRuleOnly : public ExplicitShardingOpInterface::ExternalModel<
   UnreducedRule getUnreducedRule(Operation *op) const { return Unreduced; }
 };
 
-/// The model of linalg's structured ops: the rule from the sharding rule;
-/// an op whose body only yields one of its input's elements (a transpose,
-/// a broadcast, a copy) passes partial sums through.
+/// The model of linalg's structured ops: convolutions and poolings are
+/// JAX's conv_general_dilated and reduce_window, every other op's rule
+/// comes from its sharding rule; an op whose body only yields one of its
+/// input's elements (a transpose, a broadcast, a copy) passes partial sums
+/// through.
 template <typename OpTy>
 struct StructuredOpModel
     : public ExplicitShardingOpInterface::ExternalModel<StructuredOpModel<OpTy>,
                                                         OpTy> {
+  ExplicitSpecs inferExplicitShardings(Operation *op,
+                                       const Ctx &context) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (linalgOp.hasPureTensorSemantics() && isWindowed(linalgOp))
+      return inferWindowed(context);
+    return inferExplicitFromShardingRule(context, context.getShardingRule());
+  }
   UnreducedRule getUnreducedRule(Operation *op) const {
     auto linalgOp = cast<linalg::LinalgOp>(op);
+    // conv_general_dilated and reduce_window have no unreduced rule.
+    if (isWindowed(linalgOp))
+      return UnreducedRule::NotImplemented;
     if (linalgOp.getNumDpsInputs() == 1 && op->getNumRegions() == 1 &&
         !op->getRegion(0).empty()) {
       Block *body = linalgOp.getBlock();

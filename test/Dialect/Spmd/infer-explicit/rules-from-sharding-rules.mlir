@@ -101,13 +101,18 @@ func.func @three_inputs_ambiguous(%a: tensor<8x16xf32> {spmd.sharding = #spmd.sh
 spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
 
 // Tests that a sharded dimension whose factor moves elements across
-// devices (a convolution's spatial dimension, a permutation factor) is not
-// implemented.
-func.func @conv_spatial(%in: tensor<16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}, %w: tensor<3xf32>) -> tensor<14xf32> {
-  %e = tensor.empty() : tensor<14xf32>
-  // expected-error @+1 {{sharding rule for linalg.conv_1d is not implemented for a sharded dimension it moves elements across. You can work around this error by dropping that operation into full auto sharding mode via: `spmd.auto_axes`}}
-  %r = linalg.conv_1d ins(%in, %w : tensor<16xf32>, tensor<3xf32>) outs(%e : tensor<14xf32>) -> tensor<14xf32>
-  return %r : tensor<14xf32>
+// devices (a shift by one, a permutation factor) is not implemented
+// (windowed ops, convolutions and poolings, have JAX's rules instead:
+// windowed.mlir).
+func.func @shift_sharded(%in: tensor<16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>}) -> tensor<15xf32> {
+  %e = tensor.empty() : tensor<15xf32>
+  // expected-error @+1 {{sharding rule for linalg.generic is not implemented for a sharded dimension it moves elements across. You can work around this error by dropping that operation into full auto sharding mode via: `spmd.auto_axes`}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i + 1)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%in : tensor<16xf32>) outs(%e : tensor<15xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      linalg.yield %x : f32
+  } -> tensor<15xf32>
+  return %r : tensor<15xf32>
 }
 
 // -----
