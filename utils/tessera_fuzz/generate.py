@@ -248,6 +248,16 @@ class Gen:
             return self.add_op('reduce', [x], {'dims': dims, 'kind': rk},
                                [n for i, n in enumerate(s) if i not in dims],
                                self.bound[x] * (red if rk == 'add' else 1))
+        if kind == 'argmax':
+            # A value+index reduction (argmax or argmin) over one dimension.
+            x = self.pick(lambda s: len(s) >= 2)
+            if x is None:
+                return None
+            s = self.shape[x]
+            d = r.randrange(len(s))
+            return self.add_op('argmax', [x], {'dim': d, 'min': r.random() < 0.5},
+                               [n for i, n in enumerate(s) if i != d],
+                               self.bound[x] + s[d])
         if kind == 'collapse':
             x = self.pick(lambda s: len(s) >= 2)
             if x is None:
@@ -392,7 +402,8 @@ class Gen:
         kinds = ['elementwise'] * 26 + ['broadcast'] * 7 + ['matmul'] * 7 + \
             ['contract'] * 6 + ['reduce'] * 7 + ['collapse'] * 5 + ['expand'] * 5 + \
             ['transpose'] * 7 + ['slice'] * 6 + ['concat'] * 6 + ['constraint'] * 5 + \
-            ['for'] * 5 + ['index_add'] * 3 + ['bgeneric'] * 4 + ['pad'] * 3
+            ['for'] * 5 + ['index_add'] * 3 + ['bgeneric'] * 4 + ['pad'] * 3 + \
+            ['argmax'] * 4
         n_ops = r.randint(1, self.max_ops)
         used = set()
         while len(self.prog['ops']) < n_ops:

@@ -130,6 +130,11 @@ def infer_op(op, env, repair):
         if not dims or any(d >= len(x) for d in dims) or len(dims) >= len(x):
             raise Invalid('reduce dims')
         return [n for i, n in enumerate(x) if i not in dims]
+    if k == 'argmax':
+        (x,) = shapes
+        if len(x) < 2 or p['dim'] >= len(x):
+            raise Invalid('argmax dim')
+        return [n for i, n in enumerate(x) if i != p['dim']]
     if k == 'collapse':
         (x,) = shapes
         if sum(p['groups']) != len(x) or any(g < 1 for g in p['groups']):

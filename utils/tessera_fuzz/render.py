@@ -155,6 +155,43 @@ def render_op(op, env, dt, lines, ind):
         emit('    %%r = %s %%in, %%acc : %s' % (comb, dt))
         emit('    linalg.yield %%r : %s' % dt)
         emit('  }')
+    elif k == 'argmax':
+        # The value and the index (from linalg.index) of the max or min
+        # along one dimension; the op's value is their sum.
+        rank = len(env[op['operands'][0]])
+        d = p['dim']
+        IT = ttype(env[n], 'i32')
+        if dt == 'f32':
+            init = '0x7F800000 : f32' if p['min'] else '0xFF800000 : f32'
+            cmp = 'arith.cmpf %s, %%x, %%av : f32' % ('olt' if p['min'] else 'ogt')
+        else:
+            init = '2147483647 : i32' if p['min'] else '-2147483648 : i32'
+            cmp = 'arith.cmpi %s, %%x, %%av : i32' % ('slt' if p['min'] else 'sgt')
+        fv = fill(init)
+        emit('%%%s_ie = tensor.empty() : %s' % (n, IT))
+        emit('%%%s_iz = arith.constant 0 : i32' % n)
+        emit('%%%s_if = linalg.fill ins(%%%s_iz : i32) outs(%%%s_ie : %s) -> %s'
+             % (n, n, n, IT, IT))
+        dims = ', '.join('d%d' % i for i in range(rank))
+        outs = ', '.join('d%d' % i for i in range(rank) if i != d)
+        its = ', '.join('"reduction"' if i == d else '"parallel"' for i in range(rank))
+        omap = 'affine_map<(%s) -> (%s)>' % (dims, outs)
+        emit('%%%s_r:2 = linalg.generic {indexing_maps = [affine_map<(%s) -> (%s)>, %s, %s], '
+             'iterator_types = [%s]}' % (n, dims, dims, omap, omap, its))
+        emit('    ins(%s : %s) outs(%s, %%%s_if : %s, %s) {' % (ops[0], ots[0], fv, n, T, IT))
+        emit('^bb0(%%x: %s, %%av: %s, %%ai: i32):' % (dt, dt))
+        emit('  %%k = linalg.index %d : index' % d)
+        emit('  %kc = arith.index_cast %k : index to i32')
+        emit('  %c = ' + cmp)
+        emit('  %%nv = arith.select %%c, %%x, %%av : %s' % dt)
+        emit('  %ni = arith.select %c, %kc, %ai : i32')
+        emit('  linalg.yield %%nv, %%ni : %s, i32' % dt)
+        emit('} -> (%s, %s)' % (T, IT))
+        if dt == 'f32':
+            emit('%%%s_c = arith.sitofp %%%s_r#1 : %s to %s' % (n, n, IT, T))
+            emit('%%%s = arith.addf %%%s_c, %%%s_r#0%s : %s' % (n, n, n, attr, T))
+        else:
+            emit('%%%s = arith.addi %%%s_r#1, %%%s_r#0%s : %s' % (n, n, n, attr, T))
     elif k == 'collapse':
         groups, i = [], 0
         for g in p['groups']:
