@@ -30,6 +30,19 @@ function(tessera_use_precompiled_headers name)
   endif()
 endfunction()
 
+# tessera_compile_as_test_code(<target>): test-only code (unit tests, the
+# corpus-replaying fuzz drivers) is compiled without optimization, unless
+# TESSERA_OPTIMIZE_TESTS is ON. The code under test lives in the libraries
+# and keeps the build's optimization level; what this saves is the
+# optimizer's time on GoogleTest's macro-generated bodies, most of those
+# binaries' compile time. Such a target cannot take the precompiled header
+# (built optimized), so it parses its headers itself, once per unity unit.
+function(tessera_compile_as_test_code name)
+  if(NOT TESSERA_OPTIMIZE_TESTS)
+    target_compile_options(${name} PRIVATE -O0)
+  endif()
+endfunction()
+
 # tessera_add_library(<name> <sources>... [DEPENDS <targets>...]
 #                     [LINK_LIBS <libs>...] [KIND dialect|pass|conversion|core]
 #                     [NO_MLIR])
@@ -105,9 +118,10 @@ endfunction()
 function(tessera_add_unittest name)
   cmake_parse_arguments(ARG "NO_MLIR" "" "LINK_LIBS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
-  if(NOT ARG_NO_MLIR)
+  if(TESSERA_OPTIMIZE_TESTS AND NOT ARG_NO_MLIR)
     tessera_use_precompiled_headers(${name})
   endif()
+  tessera_compile_as_test_code(${name})
   target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS} GTest::gtest
                         GTest::gtest_main)
   # A unit test binary is compiled as one translation unit per language
