@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/Transforms/ReshardPlan.h"
 #include "tessera/Dialect/Spmd/Transforms/TensorWalk.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -28,7 +28,8 @@ namespace mlir::tessera::spmd {
 
 namespace {
 
-/// Builds the chain of collectives of one reshard.
+/// Builds the chain of collectives of one reshard: the steps a
+/// ReshardPlanner plans, one op each.
 class ReshardLowering {
 public:
   ReshardLowering(ReshardOp op, MeshResolver &meshes)
@@ -40,195 +41,73 @@ private:
   /// Fails with `message` on the reshard.
   LogicalResult fail(const Twine &message) { return op.emitOpError(message); }
 
-  /// Checks an infer function's result and records it as the current
-  /// sharding.
-  FailureOr<TensorShardingAttr> check(FailureOr<TensorShardingAttr> result,
-                                      const std::string &error) {
-    if (failed(result)) {
-      (void)fail("cannot be lowered to collectives: " + error);
-      return failure();
-    }
-    return result;
-  }
-
-  LogicalResult reduce();
-  LogicalResult gatherAll();
-  LogicalResult permute();
-  LogicalResult moveAndSlice();
+  /// Runs one phase of `planner` and builds the ops of its new steps.
+  LogicalResult run(ReshardPlanner &planner,
+                    LogicalResult (ReshardPlanner::*phase)());
+  /// Builds the op of one step on `value`.
+  void build(const ReshardStep &step);
 
   ReshardOp op;
   MLIRContext *ctx;
   OpBuilder builder;
   MeshResolver &meshes;
-  MeshAttr mesh;
   Value value;
-  TensorShardingAttr current;
-  TensorShardingAttr target;
 };
 
-LogicalResult ReshardLowering::reduce() {
-  SmallVector<AxisRefAttr> toReduce = getAxisSetDiff(
-      current.getUnreducedAxes(), target.getUnreducedAxes(), mesh);
-  if (!target.getUnreducedAxes().empty() &&
-      !current.getUnreducedAxes().empty() &&
-      target.getUnreducedKind() != current.getUnreducedKind() &&
-      toReduce.size() != current.getUnreducedAxes().size())
-    return fail("changes the reduction kind of unreduced axes");
-  if (toReduce.empty())
-    return success();
-  ReductionKind kind = current.getUnreducedKind();
-  std::string error;
-  auto out = check(
-      inferAllReduceSharding(current, toReduce, kind, mesh, &error), error);
-  if (failed(out))
-    return failure();
-  value = AllReduceOp::create(builder, op.getLoc(), value,
-                              AxisRefListAttr::get(ctx, toReduce), *out,
-                              current, kind);
-  current = *out;
+LogicalResult ReshardLowering::run(ReshardPlanner &planner,
+                                   LogicalResult (ReshardPlanner::*phase)()) {
+  size_t before = planner.steps().size();
+  if (failed((planner.*phase)()))
+    return fail(planner.error());
+  for (const ReshardStep &step : planner.steps().drop_front(before))
+    build(step);
   return success();
 }
 
-LogicalResult ReshardLowering::gatherAll() {
-  SmallVector<AxisRefListAttr> lists;
-  bool any = false;
-  for (DimensionShardingAttr dim : current.getDimShardings()) {
-    lists.push_back(AxisRefListAttr::get(ctx, dim.getAxes()));
-    any |= !dim.getAxes().empty();
+void ReshardLowering::build(const ReshardStep &step) {
+  Location loc = op.getLoc();
+  switch (step.kind) {
+  case ReshardStep::Kind::AllReduce:
+    value = AllReduceOp::create(builder, loc, value,
+                                AxisRefListAttr::get(ctx, step.axes), step.out,
+                                step.in, step.reduction);
+    return;
+  case ReshardStep::Kind::CollectivePermute:
+    value = CollectivePermuteOp::create(builder, loc, value, step.out, step.in);
+    return;
+  case ReshardStep::Kind::AllGather:
+    value = AllGatherOp::create(builder, loc, value,
+                                ListOfAxisRefListsAttr::get(ctx, step.perDim),
+                                step.out, step.in);
+    return;
+  case ReshardStep::Kind::AllToAll:
+    value = AllToAllOp::create(builder, loc, value,
+                               AllToAllParamListAttr::get(ctx, step.moves),
+                               step.out, step.in);
+    return;
+  case ReshardStep::Kind::AllSlice:
+    value = AllSliceOp::create(builder, loc, value,
+                               ListOfAxisRefListsAttr::get(ctx, step.perDim),
+                               step.out, step.in);
+    return;
+  case ReshardStep::Kind::ReplicatedToUnreduced:
+    value = ReplicatedToUnreducedOp::create(
+        builder, loc, value, AxisRefListAttr::get(ctx, step.axes), step.out,
+        step.in);
+    return;
   }
-  if (!any)
-    return success();
-  std::string error;
-  auto out = check(inferAllGatherSharding(current, lists, mesh, &error), error);
-  if (failed(out))
-    return failure();
-  value = AllGatherOp::create(builder, op.getLoc(), value,
-                              ListOfAxisRefListsAttr::get(ctx, lists), *out,
-                              current);
-  current = *out;
-  return success();
-}
-
-LogicalResult ReshardLowering::permute() {
-  // Every dimension keeps its number of parts but not its axes: each device
-  // sends its block to one other device instead of gathering and slicing.
-  // Partial sums cannot move between devices.
-  if (!current.getUnreducedAxes().empty())
-    return success();
-  bool same = true;
-  for (int64_t d = 0; d < current.getRank(); ++d) {
-    ArrayRef<AxisRefAttr> from = current.getDimSharding(d).getAxes();
-    ArrayRef<AxisRefAttr> to = target.getDimSharding(d).getAxes();
-    int64_t fromParts = 1, toParts = 1;
-    for (AxisRefAttr axis : from)
-      fromParts *= axis.getSize(mesh);
-    for (AxisRefAttr axis : to)
-      toParts *= axis.getSize(mesh);
-    if (fromParts != toParts)
-      return success();
-    same &= from == to;
-  }
-  if (same)
-    return success();
-  SmallVector<DimensionShardingAttr> dims;
-  for (DimensionShardingAttr dim : target.getDimShardings())
-    dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
-                                              /*isClosed=*/true));
-  auto out = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {}, {},
-                                     ReductionKind::Sum);
-  value =
-      CollectivePermuteOp::create(builder, op.getLoc(), value, out, current);
-  current = out;
-  return success();
-}
-
-LogicalResult ReshardLowering::moveAndSlice() {
-  int64_t rank = current.getRank();
-  // Per dimension: the axes that leave and the axes that join, after the
-  // longest common prefix.
-  SmallVector<SmallVector<AxisRefAttr>> leave(rank), join(rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    ArrayRef<AxisRefAttr> from = current.getDimSharding(d).getAxes();
-    ArrayRef<AxisRefAttr> to = target.getDimSharding(d).getAxes();
-    size_t common = 0;
-    while (common < from.size() && common < to.size() &&
-           from[common] == to[common])
-      ++common;
-    leave[d].assign(from.begin() + common, from.end());
-    join[d].assign(to.begin() + common, to.end());
-  }
-  // Whole lists that move from one dimension to another: all-to-all.
-  SmallVector<AllToAllParamAttr> moves;
-  for (int64_t src = 0; src < rank; ++src) {
-    if (leave[src].empty() || !join[src].empty())
-      continue;
-    for (int64_t tgt = 0; tgt < rank; ++tgt) {
-      if (tgt == src || !leave[tgt].empty() || join[tgt] != leave[src])
-        continue;
-      moves.push_back(AllToAllParamAttr::get(ctx, leave[src], src, tgt));
-      leave[src].clear();
-      join[tgt].clear();
-      break;
-    }
-  }
-  std::string error;
-  // Gather what leaves.
-  SmallVector<AxisRefListAttr> gathers;
-  bool anyGather = false;
-  for (int64_t d = 0; d < rank; ++d) {
-    gathers.push_back(AxisRefListAttr::get(ctx, leave[d]));
-    anyGather |= !leave[d].empty();
-  }
-  if (anyGather) {
-    auto out =
-        check(inferAllGatherSharding(current, gathers, mesh, &error), error);
-    if (failed(out))
-      return failure();
-    value = AllGatherOp::create(builder, op.getLoc(), value,
-                                ListOfAxisRefListsAttr::get(ctx, gathers), *out,
-                                current);
-    current = *out;
-  }
-  if (!moves.empty()) {
-    auto out =
-        check(inferAllToAllSharding(current, moves, mesh, &error), error);
-    if (failed(out))
-      return failure();
-    value = AllToAllOp::create(builder, op.getLoc(), value,
-                               AllToAllParamListAttr::get(ctx, moves), *out,
-                               current);
-    current = *out;
-  }
-  // Slice what joins.
-  SmallVector<AxisRefListAttr> slices;
-  bool anySlice = false;
-  for (int64_t d = 0; d < rank; ++d) {
-    slices.push_back(AxisRefListAttr::get(ctx, join[d]));
-    anySlice |= !join[d].empty();
-  }
-  if (anySlice) {
-    auto out =
-        check(inferAllSliceSharding(current, slices, mesh, &error), error);
-    if (failed(out))
-      return failure();
-    value = AllSliceOp::create(builder, op.getLoc(), value,
-                               ListOfAxisRefListsAttr::get(ctx, slices), *out,
-                               current);
-    current = *out;
-  }
-  return success();
 }
 
 FailureOr<Value> ReshardLowering::lower() {
   value = op.getInput();
-  target = op.getSharding();
+  TensorShardingAttr target = op.getSharding();
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return fail("needs a ranked tensor");
-  mesh = meshes.get(target, op);
+  MeshAttr mesh = meshes.get(target, op);
   if (!mesh)
     return fail("has a sharding whose mesh cannot be resolved");
-  current = getSharding(value);
+  TensorShardingAttr current = getSharding(value);
   // Explicitly replicated axes only guide propagation; the data is the
   // same either way, and the target may shard along them.
   if (current && !current.getReplicatedAxes().empty())
@@ -241,6 +120,7 @@ FailureOr<Value> ReshardLowering::lower() {
   MeshAttr sourceMesh = meshes.get(current, op);
   if (!sourceMesh)
     return fail("has an input whose mesh cannot be resolved");
+  ReshardPlanner planner(current, target, mesh);
   if (sourceMesh != mesh) {
     // Another device order of the same axes: one collective_permute moves
     // each device's block to the device of the target mesh that holds it.
@@ -251,9 +131,6 @@ FailureOr<Value> ReshardLowering::lower() {
     if (!sourceMesh.hasSameAxes(mesh))
       return fail("moves a tensor between meshes with different axes, "
                   "which is not supported");
-    MeshAttr targetMesh = mesh;
-    TensorShardingAttr finalTarget = target;
-    mesh = sourceMesh;
     auto closedDims = [&](TensorShardingAttr sharding) {
       SmallVector<DimensionShardingAttr> dims;
       for (DimensionShardingAttr dim : sharding.getDimShardings())
@@ -268,43 +145,33 @@ FailureOr<Value> ReshardLowering::lower() {
           parts *= axis.getSize(sourceMesh);
       return parts;
     };
-    target = TensorShardingAttr::get(ctx, current.getMeshOrRef(),
-                                     closedDims(finalTarget), {}, {},
-                                     ReductionKind::Sum);
-    if (failed(reduce()))
+    planner.setMesh(sourceMesh);
+    TensorShardingAttr onSource =
+        TensorShardingAttr::get(ctx, current.getMeshOrRef(), closedDims(target),
+                                {}, {}, ReductionKind::Sum);
+    planner.setTarget(onSource);
+    if (failed(run(planner, &ReshardPlanner::reduce)))
       return failure();
-    if (partsOf(current) <= partsOf(target) &&
-        (failed(permute()) || failed(moveAndSlice())))
+    if (partsOf(planner.current()) <= partsOf(onSource) &&
+        (failed(run(planner, &ReshardPlanner::permute)) ||
+         failed(run(planner, &ReshardPlanner::moveAndSlice))))
       return failure();
-    auto moved = TensorShardingAttr::get(ctx, finalTarget.getMeshOrRef(),
-                                         closedDims(current), {}, {},
+    auto moved = TensorShardingAttr::get(ctx, target.getMeshOrRef(),
+                                         closedDims(planner.current()), {}, {},
                                          ReductionKind::Sum);
     value = CollectivePermuteOp::create(builder, op.getLoc(), value, moved,
-                                        current);
-    current = moved;
-    mesh = targetMesh;
-    target = finalTarget;
+                                        planner.current());
+    planner.setCurrent(moved);
+    planner.setMesh(mesh);
+    planner.setTarget(target);
   }
-  // Unreduced axes the target keeps stay; the others are reduced first.
-  if (failed(reduce()) || failed(permute()) || failed(moveAndSlice()))
+  // Unreduced axes the target keeps stay; the others are reduced first;
+  // then new unreduced axes.
+  if (failed(run(planner, &ReshardPlanner::reduce)) ||
+      failed(run(planner, &ReshardPlanner::permute)) ||
+      failed(run(planner, &ReshardPlanner::moveAndSlice)) ||
+      failed(run(planner, &ReshardPlanner::introduceUnreduced)))
     return failure();
-  // New unreduced axes.
-  SmallVector<AxisRefAttr> introduce = getAxisSetDiff(
-      target.getUnreducedAxes(), current.getUnreducedAxes(), mesh);
-  if (!introduce.empty()) {
-    if (target.getUnreducedKind() != ReductionKind::Sum)
-      return fail("introduces unreduced axes of a kind other than 'sum'");
-    std::string error;
-    auto out = check(
-        inferReplicatedToUnreducedSharding(current, introduce, mesh, &error),
-        error);
-    if (failed(out))
-      return failure();
-    value = ReplicatedToUnreducedOp::create(
-        builder, op.getLoc(), value, AxisRefListAttr::get(ctx, introduce), *out,
-        current);
-    current = *out;
-  }
   return value;
 }
 
