@@ -18,7 +18,7 @@ CXX         := $(LLVM_PREFIX)/bin/clang++
 # Debian 12 packages Tessera needs (LLVM/MLIR 22 come from bookworm-security).
 PACKAGES := cmake ninja-build python3 clang-22 lld-22 llvm-22-dev llvm-22-tools \
             libmlir-22-dev mlir-22-tools libzstd-dev libxxhash-dev libgtest-dev \
-            libbenchmark-dev openmpi-bin libopenmpi-dev
+            libbenchmark-dev openmpi-bin libopenmpi-dev coinor-libcbc-dev
 
 # Extra packages of the targets that need more than the build: clang's
 # sanitizer and libFuzzer runtimes; GNU time for the benchmarks' peak memory.

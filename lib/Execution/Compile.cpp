@@ -115,8 +115,23 @@ mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
   if (llvm::Error error =
           specializeShapes(module, entryName, argShapes, options))
     return error;
-  return runPasses(module, options, [](OpPassManager &pm) {
+  // The automatic partitioner's options are checked before anything runs.
+  std::unique_ptr<Pass> autoPartition;
+  if (options.autoPartition) {
+    autoPartition = spmd::createSpmdAutoPartitionPass();
+    std::string message;
+    if (failed(autoPartition->initializeOptions(
+            *options.autoPartition, [&](const llvm::Twine &error) {
+              message = error.str();
+              return failure();
+            })))
+      return makeError("invalid --auto-options '" + *options.autoPartition +
+                       "': " + message);
+  }
+  return runPasses(module, options, [&](OpPassManager &pm) {
     pm.addPass(spmd::createSpmdLiftInlinedMeshesPass());
+    if (autoPartition)
+      pm.addPass(std::move(autoPartition));
     spmd::buildTesseraPropagatePipeline(pm);
   });
 }

@@ -652,12 +652,15 @@ static std::string getKey(const Program &program,
   return llvm::formatv(
              "tessera compiled code {0}\n{1}\nhost {2}\nprogram {3}\n"
              "entry {4}\ntarget {5}\ninputs {6}\nmesh @{7} {8} ids [{9}]\n"
-             "options opt={10} kernel={11} vectorize={12} checks={13}\n",
+             "options opt={10} kernel={11} vectorize={12} checks={13}"
+             " auto={14}\n",
              kKeyVersion, getBuildDescription(), getHostDescription(),
              program.cacheId, program.entryName,
              target == CompileTarget::Program ? "program" : "reference", inputs,
              mesh.symbol, mesh.toString(), ids, options.optLevel,
-             options.kernelMode, options.vectorize, options.runtimeChecks)
+             options.kernelMode, options.vectorize, options.runtimeChecks,
+             options.autoPartition ? "[" + *options.autoPartition + "]"
+                                   : std::string("off"))
       .str();
 }
 

@@ -155,6 +155,16 @@ struct Options {
                "the op's location (as Pallas's interpret mode and JAX's "
                "checkify do)"),
       cl::cat(category)};
+  cl::opt<bool> autoPartition{
+      "auto",
+      cl::desc("Choose shardings for the Auto mesh axes the program leaves "
+               "open (spmd-auto-partition) before propagation"),
+      cl::cat(category)};
+  cl::opt<std::string> autoOptions{
+      "auto-options",
+      cl::desc("spmd-auto-partition's options with --auto, e.g. "
+               "\"memory-limit=64MiB report=true\""),
+      cl::value_desc("options"), cl::cat(category)};
   cl::opt<std::string> saveInputs{
       "save-inputs",
       cl::desc("Write the inputs as arg0.npy, ... to DIR (to repeat the run "
@@ -185,6 +195,8 @@ struct Options {
     run.compile.vectorize = !scalarLoops;
     run.compile.optLevel = optLevel;
     run.compile.runtimeChecks = checks;
+    if (autoPartition)
+      run.compile.autoPartition = autoOptions.getValue();
     run.inputs.files.assign(inputs.begin(), inputs.end());
     run.inputs.processLocal.assign(processLocalInputs.begin(),
                                    processLocalInputs.end());

@@ -26,6 +26,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct CompileOptions {
   /// Guard indexing and integer division with run-time checks
   /// (`tessera-insert-runtime-checks`).
   bool runtimeChecks = false;
+  /// Run `spmd-auto-partition` before propagation, with these pass options
+  /// (`memory-limit=64MiB report=true`; empty: the defaults). std::nullopt:
+  /// don't.
+  std::optional<std::string> autoPartition;
   /// Called on every pass manager the compilation runs, e.g. to apply MLIR's
   /// command-line options (`--mlir-timing`, `--mlir-print-ir-after-all`).
   std::function<LogicalResult(PassManager &)> configurePassManager;

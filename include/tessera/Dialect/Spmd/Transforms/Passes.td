@@ -179,6 +179,78 @@ def SpmdApplyShardingConstraintsPass
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
+def SpmdAutoPartitionPass : Pass<"spmd-auto-partition", "ModuleOp"> {
+  let summary = "Chooses shardings for Auto mesh axes with a cost model and "
+                "a 0-1 integer linear program (COIN-OR CBC)";
+  let description = [{
+    Automatic partitioning of a program the user annotated partly or not at
+    all, as XLA's auto-sharding and Alpa do it. For every function, the
+    decisions are its tensor arguments and the top-level ops with a sharding
+    rule (contractions, reductions, reshapes, elementwise ops); each gets
+    candidate strategies read from the rule's factors: every Auto axis of
+    the mesh assigned to one shardable factor or to none, a sub-axis
+    (`"model":(1)2`) where the factor is not divisible by the whole axis.
+    A strategy has a compute time (FLOPs of contractions at the machine's
+    FLOP/s, bytes of other ops at its memory bandwidth, per device), the
+    all-reduce of a sharded reduction factor, and the bytes it keeps live;
+    a value between two decisions costs the collectives
+    `spmd-reshard-to-collectives` would emit between the producer's and the
+    consumer's shardings, priced with an alpha-beta model per mesh axis.
+    Arguments used once and elementwise ops follow their neighbour (the
+    graph is coarsened first), then CBC minimizes the estimated step time
+    with the per-device peak (all arguments plus the largest working set of
+    one op) under `memory-limit`.
+
+    The plan is written as ordinary annotations: `spmd.sharding` on the
+    arguments, the results and every decided op (closed dimensions), and an
+    `spmd.sharding_constraint` where an op wants an operand resharded, so
+    that `spmd-propagate` fills in the rest and `spmd-insert-reshards`
+    reproduces the plan. User annotations are constraints: an annotated
+    argument, result, constraint or op keeps its sharding (an op's
+    strategies are limited to those that give it).
+
+    ```mlir
+    // spmd-auto-partition on a 2x4 mesh ("data", "model"), no limit:
+    func.func @main(%x: tensor<64x128xf32> {spmd.sharding =
+        #spmd.sharding<@mesh, [{"data", "model"}, {} ]>}, ...)
+    ```
+
+    Options: `memory-limit` (bytes, suffixes KiB/MiB/GiB or KB/MB/GB),
+    `machine` (built-in constants: `cpu`, the emulated mesh, or a TPU
+    generation `v4`, `v5e`, `v5p`, `v6e`), `calibration` (a file written by
+    `tessera-run --calibrate`, overriding `machine`), `time-limit` (CBC's,
+    seconds; on expiry the best plan found is used with a warning),
+    `max-nodes` (CBC's branch-and-bound node limit, the same fallback),
+    `coarsen`, `mesh` (the mesh to plan for when the module has several),
+    and `report`: a remark per decision (strategy, compute, communication,
+    memory) and per function the plan's totals next to two baselines,
+    pure data parallelism along the largest axis and full replication.
+    A memory limit no plan fits is an error naming the smallest peak; ops
+    with tensors but no rule are replicated, with a warning.
+  }];
+  let options = [
+    Option<"memoryLimit", "memory-limit", "std::string", /*default=*/"\"\"",
+           "Per-device peak memory limit (bytes; KiB/MiB/GiB suffixes)">,
+    Option<"machine", "machine", "std::string", /*default=*/"\"cpu\"",
+           "Built-in machine constants: cpu, v4, v5e, v5p or v6e">,
+    Option<"calibration", "calibration", "std::string", /*default=*/"\"\"",
+           "Calibration file of tessera-run --calibrate (overrides machine)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remarks with every decision and the totals next to the "
+           "baselines">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"10.0",
+           "The ILP solver's time limit in seconds">,
+    Option<"maxNodes", "max-nodes", "int64_t", /*default=*/"-1",
+           "The ILP solver's branch-and-bound node limit (-1: none)">,
+    Option<"coarsen", "coarsen", "bool", /*default=*/"true",
+           "Merge arguments used once and elementwise ops into their "
+           "neighbours before solving">,
+    Option<"meshName", "mesh", "std::string", /*default=*/"\"\"",
+           "The mesh to plan for (needed when the module has several)">
+  ];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
 def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
   let summary = "Propagates shardings over Auto mesh axes (Shardy's "
                 "factor-based propagation)";

@@ -1,0 +1,261 @@
+//===- IlpSolver.cpp - the 0-1 ILP of a decision graph, with CBC ----------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+//
+// Variables: s[n][k] in {0, 1}, one per node and strategy, sum_k s[n][k] =
+// 1; for an edge whose ends both have several strategies and whose cost is
+// not zero, e[k][l] in [0, 1] with sum_l e[k][l] = s[from][k] and sum_k
+// e[k][l] = s[to][l] (integral whenever the s are; on trees the LP
+// relaxation is already integral). Edges with a one-strategy end add their
+// cost to the other end's variables. Memory: a continuous P (the persistent
+// bytes) and, per node, P + sum_k work[n][k] s[n][k] <= limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IlpSolver.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+
+namespace mlir::tessera::spmd::autopart {
+
+namespace {
+
+/// Objective weights: nanoseconds, then collective KiB and persistent KiB as
+/// tie-breakers well below one nanosecond per MiB.
+constexpr double kTimeWeight = 1e9;
+constexpr double kCommByteWeight = 1e-2 / 1024;
+constexpr double kPersistentByteWeight = 1e-4 / 1024;
+constexpr double kInfinity = std::numeric_limits<double>::max();
+
+/// A sparse linear program, built row by row.
+class Program {
+public:
+  unsigned addColumn(double lower, double upper, double objective,
+                     bool integer) {
+    lowers.push_back(lower);
+    uppers.push_back(upper);
+    objectives.push_back(objective);
+    integers.push_back(integer);
+    return lowers.size() - 1;
+  }
+  void addObjective(unsigned column, double value) {
+    objectives[column] += value;
+  }
+  /// Adds the row lower <= sum coefficient * column <= upper.
+  void addRow(const std::vector<std::pair<unsigned, double>> &terms,
+              double lower, double upper) {
+    unsigned row = rowLowers.size();
+    for (const auto &[column, value] : terms)
+      entries.emplace_back(column, row, value);
+    rowLowers.push_back(lower);
+    rowUppers.push_back(upper);
+  }
+  unsigned getNumColumns() const { return lowers.size(); }
+  unsigned getNumRows() const { return rowLowers.size(); }
+
+  /// Solves with CBC; `solution` gets the best solution, if any.
+  IlpStatus solve(const IlpOptions &options, std::vector<double> &solution);
+
+private:
+  std::vector<double> lowers, uppers, objectives;
+  std::vector<bool> integers;
+  std::vector<std::tuple<unsigned, unsigned, double>> entries;
+  std::vector<double> rowLowers, rowUppers;
+};
+
+IlpStatus Program::solve(const IlpOptions &options,
+                         std::vector<double> &solution) {
+  std::sort(entries.begin(), entries.end());
+  unsigned numColumns = getNumColumns();
+  std::vector<CoinBigIndex> starts(numColumns + 1, 0);
+  std::vector<int> rows;
+  std::vector<double> values;
+  rows.reserve(entries.size());
+  values.reserve(entries.size());
+  for (const auto &[column, row, value] : entries) {
+    ++starts[column + 1];
+    rows.push_back(static_cast<int>(row));
+    values.push_back(value);
+  }
+  for (unsigned c = 0; c < numColumns; ++c)
+    starts[c + 1] += starts[c];
+  Cbc_Model *model = Cbc_newModel();
+  Cbc_loadProblem(model, static_cast<int>(numColumns),
+                  static_cast<int>(getNumRows()), starts.data(), rows.data(),
+                  values.data(), lowers.data(), uppers.data(),
+                  objectives.data(), rowLowers.data(), rowUppers.data());
+  for (unsigned c = 0; c < numColumns; ++c)
+    if (integers[c])
+      Cbc_setInteger(model, static_cast<int>(c));
+  Cbc_setLogLevel(model, 0);
+  std::string seconds = std::to_string(std::max(0.0, options.timeLimit));
+  Cbc_setParameter(model, "sec", seconds.c_str());
+  if (options.maxNodes >= 0) {
+    std::string nodes = std::to_string(options.maxNodes);
+    Cbc_setParameter(model, "maxN", nodes.c_str());
+  }
+  Cbc_solve(model);
+  IlpStatus status;
+  const double *best = Cbc_bestSolution(model);
+  if (Cbc_isProvenOptimal(model) && best)
+    status = IlpStatus::Optimal;
+  else if (Cbc_isProvenInfeasible(model))
+    status = IlpStatus::Infeasible;
+  else if (best)
+    status = IlpStatus::Incumbent;
+  else
+    status = IlpStatus::NoSolution;
+  if (best)
+    solution.assign(best, best + numColumns);
+  Cbc_deleteModel(model);
+  return status;
+}
+
+/// The variables of a graph's nodes and edges in a Program.
+struct Formulation {
+  Program program;
+  /// Per node: the column of its first strategy (strategies consecutive).
+  std::vector<unsigned> firstColumn;
+  /// The persistent-bytes column.
+  unsigned persistent = 0;
+};
+
+/// Builds the node and edge variables, with objective weights `timeWeight`
+/// on time and the tie-breakers.
+Formulation formulate(const PlanGraph &graph, double timeWeight) {
+  Formulation f;
+  Program &p = f.program;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    f.firstColumn.push_back(p.getNumColumns());
+    std::vector<std::pair<unsigned, double>> one;
+    for (const StrategyCost &cost : graph.nodes[n].strategies) {
+      double objective = timeWeight * (cost.compute + cost.comm) +
+                         kCommByteWeight * cost.commBytes +
+                         kPersistentByteWeight * cost.persistentBytes;
+      one.emplace_back(p.addColumn(0, 1, objective, /*integer=*/true), 1.0);
+    }
+    p.addRow(one, 1, 1);
+  }
+  for (const PlanEdge &edge : graph.edges) {
+    unsigned numFrom = graph.getNumStrategies(edge.from);
+    unsigned numTo = graph.getNumStrategies(edge.to);
+    auto weight = [&](size_t index) {
+      return timeWeight * edge.time[index] +
+             kCommByteWeight * edge.bytes[index];
+    };
+    bool zero = std::all_of(edge.time.begin(), edge.time.end(),
+                            [](double t) { return t == 0; }) &&
+                std::all_of(edge.bytes.begin(), edge.bytes.end(),
+                            [](double b) { return b == 0; });
+    if (zero)
+      continue;
+    if (numFrom == 1 || numTo == 1) {
+      // The cost is linear in the other end's variables.
+      for (unsigned k = 0; k < numFrom; ++k)
+        for (unsigned l = 0; l < numTo; ++l) {
+          double w = weight(static_cast<size_t>(k) * numTo + l);
+          unsigned column = numFrom == 1 ? f.firstColumn[edge.to] + l
+                                         : f.firstColumn[edge.from] + k;
+          p.addObjective(column, w);
+        }
+      continue;
+    }
+    unsigned first = p.getNumColumns();
+    for (unsigned k = 0; k < numFrom; ++k)
+      for (unsigned l = 0; l < numTo; ++l)
+        p.addColumn(0, 1, weight(static_cast<size_t>(k) * numTo + l),
+                    /*integer=*/false);
+    for (unsigned k = 0; k < numFrom; ++k) {
+      std::vector<std::pair<unsigned, double>> terms;
+      for (unsigned l = 0; l < numTo; ++l)
+        terms.emplace_back(first + k * numTo + l, 1.0);
+      terms.emplace_back(f.firstColumn[edge.from] + k, -1.0);
+      p.addRow(terms, 0, 0);
+    }
+    for (unsigned l = 0; l < numTo; ++l) {
+      std::vector<std::pair<unsigned, double>> terms;
+      for (unsigned k = 0; k < numFrom; ++k)
+        terms.emplace_back(first + k * numTo + l, 1.0);
+      terms.emplace_back(f.firstColumn[edge.to] + l, -1.0);
+      p.addRow(terms, 0, 0);
+    }
+  }
+  // P = the persistent bytes of the chosen strategies.
+  f.persistent = p.addColumn(0, kInfinity, 0, /*integer=*/false);
+  std::vector<std::pair<unsigned, double>> terms = {{f.persistent, 1.0}};
+  for (size_t n = 0; n < graph.nodes.size(); ++n)
+    for (size_t k = 0; k < graph.nodes[n].strategies.size(); ++k)
+      if (double bytes = graph.nodes[n].strategies[k].persistentBytes)
+        terms.emplace_back(f.firstColumn[n] + k, -bytes);
+  p.addRow(terms, 0, 0);
+  return f;
+}
+
+/// The working-set terms of node `n`: sum_k work[n][k] s[n][k].
+std::vector<std::pair<unsigned, double>>
+workTerms(const PlanGraph &graph, const Formulation &f, size_t n) {
+  std::vector<std::pair<unsigned, double>> terms;
+  for (size_t k = 0; k < graph.nodes[n].strategies.size(); ++k)
+    if (double bytes = graph.nodes[n].strategies[k].workBytes)
+      terms.emplace_back(f.firstColumn[n] + k, bytes);
+  return terms;
+}
+
+IlpResult finish(const PlanGraph &graph, Formulation &f,
+                 const IlpOptions &options) {
+  IlpResult result;
+  result.numVariables = f.program.getNumColumns();
+  result.numConstraints = f.program.getNumRows();
+  std::vector<double> solution;
+  result.status = f.program.solve(options, solution);
+  if (solution.empty())
+    return result;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    unsigned best = 0;
+    for (unsigned k = 1; k < graph.getNumStrategies(n); ++k)
+      if (solution[f.firstColumn[n] + k] > solution[f.firstColumn[n] + best])
+        best = k;
+    result.choice.push_back(best);
+  }
+  return result;
+}
+
+} // namespace
+
+IlpResult solveMinimumTime(const PlanGraph &graph, const IlpOptions &options) {
+  Formulation f = formulate(graph, kTimeWeight);
+  if (options.memoryLimit) {
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      std::vector<std::pair<unsigned, double>> terms = workTerms(graph, f, n);
+      terms.emplace_back(f.persistent, 1.0);
+      f.program.addRow(terms, -kInfinity, *options.memoryLimit);
+    }
+  }
+  return finish(graph, f, options);
+}
+
+IlpResult solveMinimumPeak(const PlanGraph &graph, const IlpOptions &options) {
+  // Time only breaks ties: one nanosecond weighs as one millionth of a
+  // byte.
+  Formulation f = formulate(graph, 1e9 * 1e-6 * 1e-9);
+  f.program.addObjective(f.persistent, 1.0);
+  unsigned work = f.program.addColumn(0, kInfinity, 1.0, /*integer=*/false);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    std::vector<std::pair<unsigned, double>> terms = workTerms(graph, f, n);
+    for (auto &term : terms)
+      term.second = -term.second;
+    terms.emplace_back(work, 1.0);
+    f.program.addRow(terms, 0, kInfinity);
+  }
+  return finish(graph, f, options);
+}
+
+} // namespace mlir::tessera::spmd::autopart

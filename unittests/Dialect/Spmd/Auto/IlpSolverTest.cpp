@@ -1,0 +1,115 @@
+//===- IlpSolverTest.cpp - the 0-1 ILP of a decision graph ----------------===//
+//
+// Part of the Tessera project, under the Apache License v2.0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IlpSolver.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir::tessera::spmd::autopart;
+
+namespace {
+
+StrategyCost cost(double compute, double persistent = 0, double work = 0) {
+  StrategyCost c;
+  c.compute = compute;
+  c.persistentBytes = persistent;
+  c.workBytes = work;
+  return c;
+}
+
+PlanEdge edge(unsigned from, unsigned to, std::vector<double> time) {
+  PlanEdge e;
+  e.from = from;
+  e.to = to;
+  e.bytes.assign(time.size(), 0);
+  e.time = std::move(time);
+  return e;
+}
+
+TEST(IlpSolverTest, PicksTheCheapestConsistentPlan) {
+  // Strategy 1 computes faster on both nodes, but switching between them
+  // costs 10.
+  PlanGraph graph;
+  graph.nodes = {{{cost(4), cost(1)}}, {{cost(1), cost(3)}}};
+  graph.edges = {edge(0, 1, {0, 10, 10, 0})};
+  IlpResult result = solveMinimumTime(graph, {});
+  ASSERT_EQ(result.status, IlpStatus::Optimal);
+  // (1, 1) costs 4, (0, 0) 5, (1, 0) 12.
+  EXPECT_EQ(result.choice, (std::vector<unsigned>{1, 1}));
+  EXPECT_GT(result.numVariables, 4u);
+}
+
+TEST(IlpSolverTest, MemoryLimit) {
+  // Replicated weights (strategy 0) are fast but big.
+  PlanGraph graph;
+  graph.nodes = {{{cost(1, 100, 10), cost(2, 25, 10)}},
+                 {{cost(1, 100, 10), cost(2, 25, 10)}}};
+  graph.edges = {edge(0, 1, {0, 1, 1, 0})};
+  EXPECT_EQ(solveMinimumTime(graph, {}).choice, (std::vector<unsigned>{0, 0}));
+  IlpOptions limited;
+  limited.memoryLimit = 140; // 100 + 25 + 10 fits, 200 + 10 does not
+  IlpResult result = solveMinimumTime(graph, limited);
+  ASSERT_EQ(result.status, IlpStatus::Optimal);
+  EXPECT_NE(result.choice, (std::vector<unsigned>{0, 0}));
+  EXPECT_LE(evaluatePlan(graph, result.choice).getPeakBytes(), 140);
+  limited.memoryLimit = 59; // below 25 + 25 + 10
+  EXPECT_EQ(solveMinimumTime(graph, limited).status, IlpStatus::Infeasible);
+  IlpResult smallest = solveMinimumPeak(graph, limited);
+  ASSERT_EQ(smallest.status, IlpStatus::Optimal);
+  EXPECT_EQ(smallest.choice, (std::vector<unsigned>{1, 1}));
+  EXPECT_DOUBLE_EQ(evaluatePlan(graph, smallest.choice).getPeakBytes(), 60);
+}
+
+TEST(IlpSolverTest, TieBreaksOnCollectiveBytes) {
+  PlanGraph graph;
+  StrategyCost a = cost(1), b = cost(1);
+  a.commBytes = 1000;
+  graph.nodes = {{{a, b}}};
+  EXPECT_EQ(solveMinimumTime(graph, {}).choice, (std::vector<unsigned>{1}));
+}
+
+TEST(IlpSolverTest, OneStrategyEndsFoldIntoTheOther) {
+  PlanGraph graph;
+  graph.nodes = {{{cost(0)}}, {{cost(1), cost(1)}}};
+  graph.edges = {edge(0, 1, {5, 0})};
+  IlpResult result = solveMinimumTime(graph, {});
+  EXPECT_EQ(result.choice, (std::vector<unsigned>{0, 1}));
+  // Two node columns, one strategy column, the persistent column.
+  EXPECT_EQ(result.numVariables, 4u);
+}
+
+TEST(IlpSolverTest, Deterministic) {
+  // A chain with many equal plans gives the same answer every time.
+  PlanGraph graph;
+  for (int n = 0; n < 30; ++n)
+    graph.nodes.push_back({{cost(1), cost(1), cost(1)}});
+  for (unsigned n = 0; n + 1 < 30; ++n)
+    graph.edges.push_back(edge(n, n + 1, {0, 1, 1, 1, 0, 1, 1, 1, 0}));
+  IlpResult first = solveMinimumTime(graph, {});
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(solveMinimumTime(graph, {}).choice, first.choice);
+}
+
+TEST(IlpSolverTest, NodeLimitKeepsAFeasiblePlan) {
+  // A knapsack: which weights to keep replicated under the limit. With no
+  // branch-and-bound node the solver returns the best plan it has (or
+  // proves optimality at the root); any plan it returns fits.
+  PlanGraph graph;
+  double sizes[] = {31, 29, 23, 19, 17, 13, 11, 7};
+  for (double size : sizes)
+    graph.nodes.push_back({{cost(size, 2 * size), cost(size * 1.9, 0)}});
+  IlpOptions options;
+  options.memoryLimit = 101;
+  options.maxNodes = 0;
+  IlpResult result = solveMinimumTime(graph, options);
+  ASSERT_TRUE(result.status == IlpStatus::Optimal ||
+              result.status == IlpStatus::Incumbent ||
+              result.status == IlpStatus::NoSolution);
+  if (!result.choice.empty())
+    EXPECT_LE(evaluatePlan(graph, result.choice).getPeakBytes(), 101);
+}
+
+} // namespace
