@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 
@@ -96,6 +97,12 @@ IlpStatus Program::solve(const IlpOptions &options,
     if (integers[c])
       Cbc_setInteger(model, static_cast<int>(c));
   Cbc_setLogLevel(model, 0);
+  // The relaxation of these programs is integral or nearly (on trees it is
+  // exactly): CBC's preprocessing, cuts and heuristics cost more than they
+  // save.
+  Cbc_setParameter(model, "preprocess", "off");
+  Cbc_setParameter(model, "cuts", "off");
+  Cbc_setParameter(model, "heuristicsOnOff", "off");
   std::string seconds = std::to_string(std::max(0.0, options.timeLimit));
   Cbc_setParameter(model, "sec", seconds.c_str());
   if (options.maxNodes >= 0) {
@@ -157,34 +164,69 @@ Formulation formulate(const PlanGraph &graph, double timeWeight) {
                             [](double b) { return b == 0; });
     if (zero)
       continue;
-    if (numFrom == 1 || numTo == 1) {
-      // The cost is linear in the other end's variables.
+    // Strategies whose rows (columns) of costs are equal need no variables
+    // of their own: the edge's variables are per class of rows and class
+    // of columns (e.g. strategies that give the value the same sharding).
+    std::vector<unsigned> rowClass(numFrom), columnClass(numTo);
+    std::vector<unsigned> rowOf, columnOf; // a representative per class
+    {
+      std::map<std::vector<double>, unsigned> classes;
+      for (unsigned k = 0; k < numFrom; ++k) {
+        std::vector<double> row;
+        for (unsigned l = 0; l < numTo; ++l)
+          row.push_back(weight(static_cast<size_t>(k) * numTo + l));
+        auto [it, inserted] = classes.try_emplace(row, rowOf.size());
+        if (inserted)
+          rowOf.push_back(k);
+        rowClass[k] = it->second;
+      }
+      classes.clear();
+      for (unsigned l = 0; l < numTo; ++l) {
+        std::vector<double> column;
+        for (unsigned k = 0; k < numFrom; ++k)
+          column.push_back(weight(static_cast<size_t>(k) * numTo + l));
+        auto [it, inserted] = classes.try_emplace(column, columnOf.size());
+        if (inserted)
+          columnOf.push_back(l);
+        columnClass[l] = it->second;
+      }
+    }
+    unsigned numRows = rowOf.size(), numColumns = columnOf.size();
+    if (numRows == 1 || numColumns == 1) {
+      // The cost is linear in one end's variables.
       for (unsigned k = 0; k < numFrom; ++k)
         for (unsigned l = 0; l < numTo; ++l) {
+          if ((numRows == 1 && k != 0) || (numRows != 1 && l != 0))
+            continue;
           double w = weight(static_cast<size_t>(k) * numTo + l);
-          unsigned column = numFrom == 1 ? f.firstColumn[edge.to] + l
+          unsigned column = numRows == 1 ? f.firstColumn[edge.to] + l
                                          : f.firstColumn[edge.from] + k;
           p.addObjective(column, w);
         }
       continue;
     }
     unsigned first = p.getNumColumns();
-    for (unsigned k = 0; k < numFrom; ++k)
-      for (unsigned l = 0; l < numTo; ++l)
-        p.addColumn(0, 1, weight(static_cast<size_t>(k) * numTo + l),
+    for (unsigned r = 0; r < numRows; ++r)
+      for (unsigned c = 0; c < numColumns; ++c)
+        p.addColumn(0, 1,
+                    weight(static_cast<size_t>(rowOf[r]) * numTo + columnOf[c]),
                     /*integer=*/false);
-    for (unsigned k = 0; k < numFrom; ++k) {
+    for (unsigned r = 0; r < numRows; ++r) {
       std::vector<std::pair<unsigned, double>> terms;
-      for (unsigned l = 0; l < numTo; ++l)
-        terms.emplace_back(first + k * numTo + l, 1.0);
-      terms.emplace_back(f.firstColumn[edge.from] + k, -1.0);
+      for (unsigned c = 0; c < numColumns; ++c)
+        terms.emplace_back(first + r * numColumns + c, 1.0);
+      for (unsigned k = 0; k < numFrom; ++k)
+        if (rowClass[k] == r)
+          terms.emplace_back(f.firstColumn[edge.from] + k, -1.0);
       p.addRow(terms, 0, 0);
     }
-    for (unsigned l = 0; l < numTo; ++l) {
+    for (unsigned c = 0; c < numColumns; ++c) {
       std::vector<std::pair<unsigned, double>> terms;
-      for (unsigned k = 0; k < numFrom; ++k)
-        terms.emplace_back(first + k * numTo + l, 1.0);
-      terms.emplace_back(f.firstColumn[edge.to] + l, -1.0);
+      for (unsigned r = 0; r < numRows; ++r)
+        terms.emplace_back(first + r * numColumns + c, 1.0);
+      for (unsigned l = 0; l < numTo; ++l)
+        if (columnClass[l] == c)
+          terms.emplace_back(f.firstColumn[edge.to] + l, -1.0);
       p.addRow(terms, 0, 0);
     }
   }
