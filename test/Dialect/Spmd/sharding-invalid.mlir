@@ -558,3 +558,12 @@ func.func @sharding_and_out_sharding_agree(%a: tensor<8xf32>) -> tensor<8xf32> {
   %0 = math.exp %a {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>, spmd.out_sharding = #spmd.sharding<@mesh, [{"x"}]>} : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Tests that spmd.original_func_name (spmd-flatten-call-graph's) is a
+// string on a function.
+// expected-error @+1 {{'func.func' op 'spmd.original_func_name' must be a string attribute on a function}}
+func.func private @copy(%arg0: tensor<8xf32>) -> tensor<8xf32> attributes {spmd.original_func_name = 3 : i32} {
+  return %arg0 : tensor<8xf32>
+}

@@ -177,6 +177,13 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError("'") << name << "' must be a string attribute";
     return success();
   }
+  // The function a copy made by spmd-flatten-call-graph copies.
+  if (name == "spmd.original_func_name") {
+    if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitOpError("'")
+             << name << "' must be a string attribute on a function";
+    return success();
+  }
   return op->emitOpError("unknown spmd attribute '") << name << "'";
 }
 

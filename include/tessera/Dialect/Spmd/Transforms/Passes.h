@@ -21,8 +21,9 @@ namespace mlir::tessera::spmd {
 #define GEN_PASS_REGISTRATION
 #include "tessera/Dialect/Spmd/Transforms/Passes.h.inc"
 
-/// Adds `tessera-propagate` to `pm`: spmd-infer-explicit,
-/// spmd-apply-sharding-constraints, spmd-propagate (default options).
+/// Adds `tessera-propagate` to `pm`: spmd-flatten-call-graph,
+/// spmd-infer-explicit, spmd-apply-sharding-constraints, spmd-propagate
+/// (default options), spmd-unflatten-call-graph.
 void buildTesseraPropagatePipeline(OpPassManager &pm);
 
 /// Registers the `tessera-propagate` pipeline.

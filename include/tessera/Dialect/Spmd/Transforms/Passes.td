@@ -106,6 +106,49 @@ def SpmdLiftInlinedMeshesPass : Pass<"spmd-lift-inlined-meshes", "ModuleOp"> {
   let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
 }
 
+def SpmdFlattenCallGraphPass
+    : Pass<"spmd-flatten-call-graph", "ModuleOp"> {
+  let summary = "Gives every call site its own copy of its callee "
+                "(Shardy's flatten-call-graph)";
+  let description = [{
+    The import step that lets each call site of a function be sharded on
+    its own: the first call of a function (in a walk of the module) keeps
+    it, every further call gets a private copy of the function and of all
+    the functions it calls, inserted after the module's functions and
+    named by the symbol table (`@f_0`, `@f_1`, ...), with
+    `spmd.original_func_name = "f"`. Functions on a call cycle (recursive
+    ones), external functions and functions whose calls are not
+    `CallOpInterface` ops are left alone. `spmd-unflatten-call-graph`
+    merges the copies that end up with the same argument and result
+    shardings; `tessera-propagate` runs the two around propagation, so a
+    function called with different shardings is specialized per sharding
+    signature instead of resharded at every call.
+
+    ```mlir
+    %0 = call @f(%a) : ...     // stays @f
+    %1 = call @f(%b) : ...     // now @f_0, a copy of @f
+    ```
+  }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
+def SpmdUnflattenCallGraphPass
+    : Pass<"spmd-unflatten-call-graph", "ModuleOp"> {
+  let summary = "Merges copies of a function that have the same argument "
+                "and result shardings (Shardy's unflatten-call-graph)";
+  let description = [{
+    The step after propagation that undoes `spmd-flatten-call-graph` where
+    it gained nothing: calls to functions with the same origin (their
+    `spmd.original_func_name`, or their own name) and the same
+    `spmd.sharding` on every argument and result call the first such
+    function a walk of the module's calls reaches; copies left without
+    calls are erased, and `spmd.original_func_name` is removed. Copies with
+    different shardings stay: each is the function specialized for one
+    sharding signature.
+  }];
+  let dependentDialects = ["::mlir::tessera::spmd::SpmdDialect"];
+}
+
 def SpmdInferExplicitPass : Pass<"spmd-infer-explicit", "ModuleOp"> {
   let summary = "JAX's sharding in types: computes every value's sharding "
                 "over Explicit mesh axes";

@@ -13,19 +13,24 @@
 namespace mlir::tessera::spmd {
 
 void buildTesseraPropagatePipeline(OpPassManager &pm) {
-  // Explicit axes first (sharding in types), then the import step and
-  // propagation over Auto axes.
+  // Every call site its own callee, explicit axes first (sharding in
+  // types), then the import step and propagation over Auto axes; the callee
+  // copies that agree are merged again (one per sharding signature).
+  pm.addPass(createSpmdFlattenCallGraphPass());
   pm.addPass(createSpmdInferExplicitPass());
   pm.addPass(createSpmdApplyShardingConstraintsPass());
   pm.addPass(createSpmdPropagatePass());
+  pm.addPass(createSpmdUnflattenCallGraphPass());
 }
 
 void registerTesseraPropagatePipeline() {
   PassPipelineRegistration<>(
       "tessera-propagate",
-      "Shardings for every value: explicit inference (spmd-infer-explicit), "
-      "then closed constraints applied (spmd-apply-sharding-constraints) and "
-      "propagation over Auto axes (spmd-propagate)",
+      "Shardings for every value: one callee copy per call site "
+      "(spmd-flatten-call-graph), explicit inference (spmd-infer-explicit), "
+      "closed constraints applied (spmd-apply-sharding-constraints), "
+      "propagation over Auto axes (spmd-propagate), and the copies with the "
+      "same shardings merged (spmd-unflatten-call-graph)",
       buildTesseraPropagatePipeline);
 }
 
