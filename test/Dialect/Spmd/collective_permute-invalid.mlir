@@ -13,12 +13,38 @@ func.func @operand_without_sharding(%arg0: tensor<16x8xf32>) -> tensor<16x8xf32>
 // -----
 
 spmd.mesh @mesh1 = <["x"=2, "y"=2]>
-spmd.mesh @mesh2 = <["a"=2, "b"=2]>
+spmd.mesh @mesh2 = <["a"=2, "b"=4]>
 
-// expected-note @+1 {{operand mesh: #spmd.mesh<["a"=2, "b"=2]>}}
-func.func @different_axes(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh2, [{"a"}, {"b"}]>}) -> tensor<16x8xf32> {
-  // expected-error @+1 {{'spmd.collective_permute' op result mesh has different axes than operand mesh}}
+// expected-note @+1 {{operand mesh: #spmd.mesh<["a"=2, "b"=4]>}}
+func.func @different_device_counts(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh2, [{"a"}, {"b"}]>}) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'spmd.collective_permute' op result mesh has a different number of devices than operand mesh: 4 != 8}}
   %0 = spmd.collective_permute %arg0 out_sharding=<@mesh1, [{"x"}, {"y"}]> : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+spmd.mesh @flat = <["z"=8]>
+
+// Tests that a permute to a mesh of other axes keeps each dimension's
+// number of parts.
+func.func @other_axes_parts(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'spmd.collective_permute' op sharded size of result doesn't match operand on dimension 0: 8 != 2}}
+  %0 = spmd.collective_permute %arg0 out_sharding=<@flat, [{"z"}, {}]> : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+spmd.mesh @flat = <["z"=8]>
+
+// Tests that partial sums stay partial over the same devices: "y" of the
+// 2x4 mesh is "z":(2)4 of its 1-D view, not "z":(1)4.
+func.func @other_axes_unreduced(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'spmd.collective_permute' op result unreduced axes ["z":(1)4] are not the operand's unreduced axes ["y"] on the result mesh}}
+  %0 = spmd.collective_permute %arg0 out_sharding=<@flat, [{"z":(4)2}, {}], unreduced={"z":(1)4}> : tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
 

@@ -300,6 +300,20 @@ func.func @collective_permute(%arg0: tensor<8x8x8xf32> {spmd.sharding = #spmd.sh
 
 // -----
 
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+spmd.mesh @flat = <["z"=8]>
+
+// Tests collective_permute to a mesh of other axes over as many devices,
+// partial sums included.
+// CHECK-LABEL: func.func @collective_permute_other_axes
+func.func @collective_permute_other_axes(%arg0: tensor<16x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}) -> tensor<16x8xf32> {
+  // CHECK: spmd.collective_permute %{{.*}} out_sharding=<@flat, [{"z":(1)2}, {}], unreduced={"z":(2)4}> : tensor<16x8xf32>
+  %0 = spmd.collective_permute %arg0 out_sharding=<@flat, [{"z":(1)2}, {}], unreduced={"z":(2)4}> : tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 spmd.mesh @mesh_non_iota = <["x"=2, "y"=2], device_ids=[3, 2, 1, 0]>
 

@@ -390,14 +390,128 @@ mlir::tessera::spmd::inferReplicatedToUnreducedSharding(
 }
 
 //===----------------------------------------------------------------------===//
+// Translation between meshes of other axes
+//===----------------------------------------------------------------------===//
+
+/// The refs of `to` that cover the digits of `ref` (an axis or sub-axis of
+/// `from`) in the mixed radix of a device's position, major to minor.
+static FailureOr<SmallVector<AxisRefAttr>>
+translateAxisRef(AxisRefAttr ref, MeshAttr from, MeshAttr to) {
+  std::optional<unsigned> index = from.getAxisIndex(ref.getName());
+  if (!index)
+    return failure();
+  // The digits of `ref` are the position's values in [lo, hi): the product
+  // of the sizes of the axes more minor than it is its stride.
+  int64_t stride = 1;
+  for (MeshAxisAttr axis : from.getAxes().drop_front(*index + 1))
+    stride *= axis.getSize();
+  int64_t axisSize = from.getAxes()[*index].getSize();
+  int64_t preSize = ref.getPreSize();
+  int64_t size = ref.getSize(from);
+  int64_t lo = stride * (axisSize / (preSize * size));
+  int64_t hi = stride * (axisSize / preSize);
+  SmallVector<AxisRefAttr> refs;
+  MLIRContext *ctx = ref.getContext();
+  int64_t below = to.getTotalSize();
+  for (MeshAxisAttr axis : to.getAxes()) {
+    int64_t axisLo = below / axis.getSize(), axisHi = below;
+    below = axisLo;
+    int64_t lower = std::max(lo, axisLo), upper = std::min(hi, axisHi);
+    if (lower >= upper)
+      continue;
+    // The overlap must be a whole sub-axis: its bounds on digit boundaries
+    // of this axis.
+    if (lower % axisLo != 0 || axisHi % upper != 0 || upper % lower != 0)
+      return failure();
+    int64_t subSize = upper / lower;
+    if (subSize == axis.getSize())
+      refs.push_back(AxisRefAttr::get(ctx, axis.getName()));
+    else
+      refs.push_back(
+          AxisRefAttr::get(ctx, axis.getName(), axisHi / upper, subSize));
+  }
+  return refs;
+}
+
+FailureOr<SmallVector<AxisRefAttr>>
+mlir::tessera::spmd::translateAxisRefsToMesh(ArrayRef<AxisRefAttr> refs,
+                                             MeshAttr from, MeshAttr to) {
+  if (from.getTotalSize() != to.getTotalSize())
+    return failure();
+  SmallVector<AxisRefAttr> translated;
+  for (AxisRefAttr ref : refs) {
+    FailureOr<SmallVector<AxisRefAttr>> parts = translateAxisRef(ref, from, to);
+    if (failed(parts))
+      return failure();
+    for (AxisRefAttr part : *parts)
+      appendAxisOrMerge(translated, part, to);
+  }
+  return translated;
+}
+
+/// `refs` with every sub-axis's pre-size counted from the other end of its
+/// axis (the sharding grammar's major parts <-> comm's minor parts).
+static SmallVector<AxisRefAttr> flipPreSizes(ArrayRef<AxisRefAttr> refs,
+                                             MeshAttr mesh) {
+  SmallVector<AxisRefAttr> flipped;
+  for (AxisRefAttr ref : refs) {
+    if (!ref.getSubAxisInfo() || !mesh.getAxisIndex(ref.getName())) {
+      flipped.push_back(ref);
+      continue;
+    }
+    int64_t size = ref.getSize(mesh);
+    flipped.push_back(AxisRefAttr::get(
+        ref.getContext(), ref.getName(),
+        mesh.getAxisSize(ref.getName()) / (ref.getPreSize() * size), size));
+  }
+  return flipped;
+}
+
+FailureOr<SmallVector<AxisRefAttr>>
+mlir::tessera::spmd::translateCommAxisRefsToMesh(ArrayRef<AxisRefAttr> refs,
+                                                 MeshAttr from, MeshAttr to) {
+  FailureOr<SmallVector<AxisRefAttr>> translated =
+      translateAxisRefsToMesh(flipPreSizes(refs, from), from, to);
+  if (failed(translated))
+    return failure();
+  return flipPreSizes(*translated, to);
+}
+
+FailureOr<TensorShardingAttr> mlir::tessera::spmd::translateShardingToMesh(
+    TensorShardingAttr input, MeshAttr from, Attribute toRef, MeshAttr to) {
+  if (from.getTotalSize() != to.getTotalSize())
+    return failure();
+  MLIRContext *ctx = input.getContext();
+  SmallVector<DimensionShardingAttr> dims;
+  for (DimensionShardingAttr dim : input.getDimShardings()) {
+    FailureOr<SmallVector<AxisRefAttr>> axes =
+        translateAxisRefsToMesh(dim.getAxes(), from, to);
+    if (failed(axes))
+      return failure();
+    dims.push_back(DimensionShardingAttr::get(ctx, *axes, dim.getIsClosed(),
+                                              dim.getPriority()));
+  }
+  FailureOr<SmallVector<AxisRefAttr>> unreduced =
+      translateAxisRefsToMesh(input.getUnreducedAxes(), from, to);
+  if (failed(unreduced))
+    return failure();
+  sortAndMergeAxes(*unreduced, to);
+  return TensorShardingAttr::get(ctx, toRef, dims, {}, *unreduced,
+                                 input.getUnreducedKind());
+}
+
+//===----------------------------------------------------------------------===//
 // collective_permute and result checks
 //===----------------------------------------------------------------------===//
 
 LogicalResult mlir::tessera::spmd::verifyCollectivePermuteSharding(
     TensorShardingAttr input, MeshAttr inputMesh, TensorShardingAttr output,
     MeshAttr outputMesh, std::string *error) {
-  if (!outputMesh.hasSameAxes(inputMesh))
-    return fail(error, "result mesh has different axes than operand mesh");
+  if (outputMesh.getTotalSize() != inputMesh.getTotalSize())
+    return fail(error,
+                "result mesh has a different number of devices than "
+                "operand mesh: ",
+                outputMesh.getTotalSize(), " != ", inputMesh.getTotalSize());
   if (input.getRank() != output.getRank())
     return fail(error, "result sharding has rank ", output.getRank(),
                 " but operand sharding has rank ", input.getRank());

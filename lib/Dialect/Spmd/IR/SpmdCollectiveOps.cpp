@@ -471,10 +471,39 @@ CollectivePermuteOp::verifyWithMeshes(SymbolTableCollection *symbolTables) {
   if (failed(ctx))
     return failure();
   TensorShardingAttr outSharding = getOutSharding();
-  if (!ctx->mesh.hasSameAxes(ctx->operandMesh))
-    return (emitOpError("result mesh has different axes than operand mesh")
-                .attachNote(getTensor().getLoc())
-            << "operand mesh: " << ctx->operandMesh);
+  if (ctx->mesh.getTotalSize() != ctx->operandMesh.getTotalSize())
+    return (emitOpError("result mesh has a different number of devices than "
+                        "operand mesh: ")
+            << ctx->mesh.getTotalSize()
+            << " != " << ctx->operandMesh.getTotalSize())
+               .attachNote(getTensor().getLoc())
+           << "operand mesh: " << ctx->operandMesh;
+  if (!ctx->mesh.hasSameAxes(ctx->operandMesh)) {
+    // A mesh of other axes (Tessera's extension: Shardy permutes only
+    // between device orders of the same axes): partial sums must stay
+    // partial over the same devices, the operand's unreduced axes as the
+    // result mesh spells them.
+    std::string error;
+    if (failed(verifyCollectivePermuteSharding(ctx->operandSharding,
+                                               ctx->operandMesh, outSharding,
+                                               ctx->mesh, &error)))
+      return emitOpError(error);
+    if (ctx->operandSharding.getUnreducedAxes().empty() &&
+        outSharding.getUnreducedAxes().empty())
+      return success();
+    FailureOr<TensorShardingAttr> translated =
+        translateShardingToMesh(ctx->operandSharding, ctx->operandMesh,
+                                outSharding.getMeshOrRef(), ctx->mesh);
+    if (failed(translated) ||
+        translated->getUnreducedAxes() != outSharding.getUnreducedAxes() ||
+        translated->getUnreducedKind() != outSharding.getUnreducedKind())
+      return emitOpError("result unreduced axes ")
+             << formatAxisList(outSharding.getUnreducedAxes())
+             << " are not the operand's unreduced axes "
+             << formatAxisList(ctx->operandSharding.getUnreducedAxes())
+             << " on the result mesh";
+    return success();
+  }
   if (outSharding.getMeshOrRef() != ctx->operandSharding.getMeshOrRef() &&
       ctx->mesh.getDeviceIdsOrIota() == ctx->operandMesh.getDeviceIdsOrIota())
     return (emitOpError("result mesh name is different but same device ids "

@@ -6,7 +6,7 @@ spmd.mesh @b = <["x"=4]>
 func.func @two_meshes(
     %x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@a, [{"x"}]>},
     %y: tensor<8xf32> {spmd.sharding = #spmd.sharding<@b, [{"x"}]>}) -> tensor<8xf32> {
-  // expected-error @+1 {{'arith.addf' op has operands or results on meshes with different axes, which spmd-insert-reshards does not support}}
+  // expected-error @+1 {{'arith.addf' op has operands or results on meshes of 2 and 4 devices, which spmd-insert-reshards does not support}}
   %0 = arith.addf %x, %y : tensor<8xf32>
   return %0 : tensor<8xf32>
 }

@@ -84,12 +84,13 @@ func.func @permute_unreduced(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sha
   return %0 : tensor<16x16xf32>
 }
 
-// Unreduced axes the target keeps stay where they are: no permute.
+// Unreduced axes the target keeps stay unreduced, and the partial sums
+// move by one permute (each to the device with the same coordinate along
+// "b"), not by a gather and a slice.
 // CHECK-LABEL: func @keep_unreduced
 func.func @keep_unreduced(%arg0: tensor<16x16xf32> {spmd.sharding = #spmd.sharding<@sub, [{"a":(1)2}, {}], unreduced={"b"}>}) -> tensor<16x16xf32> {
-  // CHECK-NEXT: %[[G:.*]] = spmd.all_gather [{"a":(1)2}, {}] %arg0
-  // CHECK-NEXT: %[[S:.*]] = spmd.all_slice [{"a":(2)2}, {}] %[[G]]
-  // CHECK-NEXT: return %[[S]]
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %arg0 in_sharding=<@sub, [{"a":(1)2}, {}], unreduced={"b"}> out_sharding=<@sub, [{"a":(2)2}, {}], unreduced={"b"}>
+  // CHECK-NEXT: return %[[P]]
   %0 = spmd.reshard %arg0 <@sub, [{"a":(2)2}, {}], unreduced={"b"}> : tensor<16x16xf32>
   return %0 : tensor<16x16xf32>
 }
@@ -155,17 +156,27 @@ func.func @device_order_then_gather(%arg0: tensor<8x16xf32> {spmd.sharding = #sp
   return %0 : tensor<8x16xf32>
 }
 
-// Between device orders with other dimension shardings: partial sums are
-// reduced and the layout changed on the source mesh first; new unreduced
-// axes are introduced on the target mesh.
+// Between device orders with other dimension shardings: the layout changes
+// on the source mesh first; partial sums the target keeps move unreduced
+// (no all_reduce to make them partial again on the target mesh).
 // CHECK-LABEL: func @device_order_relayout
 func.func @device_order_relayout(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}) -> tensor<8x16xf32> {
-  // CHECK-NEXT: %[[R:.*]] = spmd.all_reduce {"y"} %arg0 in_sharding=<@mesh, [{"x"}, {}], unreduced={"y"}> out_sharding=<@mesh, [{"x"}, {}]>
-  // CHECK-NEXT: %[[A:.*]] = spmd.all_to_all [{"x"}: 0->1] %[[R]] in_sharding=<@mesh, [{"x"}, {}]> out_sharding=<@mesh, [{}, {"x"}]>
-  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %[[A]] in_sharding=<@mesh, [{}, {"x"}]> out_sharding=<@reordered, [{}, {"x"}]>
-  // CHECK-NEXT: %[[U:.*]] = spmd.replicated_to_unreduced {"y"} %[[P]] in_sharding=<@reordered, [{}, {"x"}]> out_sharding=<@reordered, [{}, {"x"}], unreduced={"y"}>
-  // CHECK-NEXT: return %[[U]]
+  // CHECK-NEXT: %[[A:.*]] = spmd.all_to_all [{"x"}: 0->1] %arg0 in_sharding=<@mesh, [{"x"}, {}], unreduced={"y"}> out_sharding=<@mesh, [{}, {"x"}], unreduced={"y"}>
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %[[A]] in_sharding=<@mesh, [{}, {"x"}], unreduced={"y"}> out_sharding=<@reordered, [{}, {"x"}], unreduced={"y"}>
+  // CHECK-NEXT: return %[[P]]
   %0 = spmd.reshard %arg0 <@reordered, [{}, {"x"}], unreduced={"y"}> : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// Between device orders, partial sums the target drops are reduced on the
+// source mesh, fused with the slice after them; new unreduced axes are
+// introduced on the target mesh.
+// CHECK-LABEL: func @device_order_reduce_first
+func.func @device_order_reduce_first(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}], unreduced={"y"}>}) -> tensor<8x16xf32> {
+  // CHECK-NEXT: %[[R:.*]] = spmd.reduce_scatter [{}, {"y"}] %arg0 in_sharding=<@mesh, [{"x"}, {}], unreduced={"y"}> out_sharding=<@mesh, [{"x"}, {"y"}]>
+  // CHECK-NEXT: %[[P:.*]] = spmd.collective_permute %[[R]] in_sharding=<@mesh, [{"x"}, {"y"}]> out_sharding=<@reordered, [{"x"}, {"y"}]>
+  // CHECK-NEXT: return %[[P]]
+  %0 = spmd.reshard %arg0 <@reordered, [{"x"}, {"y"}]> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
 

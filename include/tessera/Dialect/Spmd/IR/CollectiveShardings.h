@@ -101,6 +101,37 @@ LogicalResult verifyCollectivePermuteSharding(TensorShardingAttr input,
                                               MeshAttr outputMesh,
                                               std::string *error = nullptr);
 
+/// The axes and sub-axes of `to` that cover the digits of a device's
+/// position (in the mixed radix of the mesh's axis sizes) that `refs`, axes
+/// of `from`, cover, in order, consecutive sub-axes merged; failure when a
+/// ref does not fall on whole sub-axes of `to` or the meshes have different
+/// numbers of devices (see translateShardingToMesh).
+FailureOr<SmallVector<AxisRefAttr>>
+translateAxisRefsToMesh(ArrayRef<AxisRefAttr> refs, MeshAttr from, MeshAttr to);
+
+/// translateAxisRefsToMesh for axis refs in `comm`'s convention, which names
+/// a sub-axis `"x":(m)k` by the product m of the parts *minor* to it.
+FailureOr<SmallVector<AxisRefAttr>>
+translateCommAxisRefsToMesh(ArrayRef<AxisRefAttr> refs, MeshAttr from,
+                            MeshAttr to);
+
+/// The sharding on mesh `to` (its symbol or inlined mesh `toRef`) that gives
+/// the device at every position (linear index) of `to` the block the device
+/// at the same position of `from` holds under `input`, when `from` and `to`
+/// have the same number of devices but other axes: each axis (or sub-axis)
+/// of `input` covers a range of the digits of the position in `from`'s
+/// mixed radix, which becomes the sub-axes of `to` covering that range
+/// (`"x"` and `"y"` of a 2x4 mesh are `"z":(1)2` and `"z":(2)4` of its
+/// 8-device 1-D view `"z"`, and `[{"x", "y"}]` is `[{"z"}]`). Unreduced axes
+/// translate the same way; explicitly replicated axes are dropped. Fails when
+/// a range does not fall on whole sub-axes of `to` (`"x"=2` of a 2x3 mesh on
+/// a 3x2 one). With the same device ids on both meshes the translated
+/// sharding is the same data layout, so no data moves.
+FailureOr<TensorShardingAttr> translateShardingToMesh(TensorShardingAttr input,
+                                                      MeshAttr from,
+                                                      Attribute toRef,
+                                                      MeshAttr to);
+
 /// Checks that a collective's `output` sharding has the dimension axes of
 /// `expected` (`result sharding doesn't match expected sharding ["x"] on
 /// dimension 0`). Open/closed dimensions, priorities, replicated and

@@ -61,9 +61,11 @@ public:
   /// keep.
   LogicalResult reduce();
   /// One collective_permute when every dimension keeps its number of parts
-  /// but not its axes (and no axis is unreduced).
+  /// but not its axes (and the target keeps every unreduced axis: partial
+  /// sums move as they are).
   LogicalResult permute();
-  /// Per dimension, keeps the common prefix; whole lists moving between
+  /// Per dimension, keeps the common prefix (and a sub-axis that is the
+  /// major part of the target's axis); whole lists moving between
   /// dimensions become one all_to_all, other leaving axes one all_gather,
   /// joining axes one all_slice.
   LogicalResult moveAndSlice();

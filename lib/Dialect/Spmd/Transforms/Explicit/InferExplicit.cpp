@@ -129,7 +129,9 @@ ExplicitInference::getCommonMesh(Operation *op, ArrayRef<Spec> operandSpecs) {
   MeshAttr mesh;
   Attribute meshRef;
   for (const Spec &spec : operandSpecs) {
-    if (!spec.mesh)
+    // (Meshes without Explicit axes are propagation's: spmd-insert-reshards
+    // moves values between them.)
+    if (!spec.mesh || !spec.mesh.hasAxisOfType(AxisType::Explicit))
       continue;
     if (mesh && mesh != spec.mesh)
       return op->emitOpError("Mesh for all inputs should be equal. Got one "

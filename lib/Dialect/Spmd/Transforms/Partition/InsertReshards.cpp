@@ -178,6 +178,8 @@ private:
   }
   Block *lastBlock = nullptr;
   Operation *lastTable = nullptr;
+  /// Whether the last getCommonMesh met a mesh of other axes.
+  bool sawOtherAxes = false;
 
   /// hasLayout(sharding, target, scope), remembered per symbol table (the
   /// answer depends only on the meshes the symbols resolve to).
@@ -229,10 +231,12 @@ ReshardInserter::getCommonMesh(Operation *op,
                                ArrayRef<TensorShardingAttr> operandShardings,
                                ArrayRef<TensorShardingAttr> resultShardings) {
   // The results' mesh (one per op), else the first operand's. Operands on
-  // a mesh with the same axes in another device order are resharded to it
-  // (a collective permute); meshes with other axes cannot meet.
+  // a mesh with the same axes in another device order, or with other axes
+  // over as many devices, are resharded to it (spmd-reshard-to-collectives
+  // moves them); meshes of different device counts cannot meet.
   Attribute meshRef;
   MeshAttr mesh;
+  sawOtherAxes = false;
   for (TensorShardingAttr sharding : llvm::concat<const TensorShardingAttr>(
            resultShardings, operandShardings)) {
     // (Most values of an op name one mesh.)
@@ -241,10 +245,13 @@ ReshardInserter::getCommonMesh(Operation *op,
     MeshAttr current = meshes.get(sharding, op);
     if (!current)
       return op->emitOpError("has a sharding whose mesh cannot be resolved");
-    if (mesh && current != mesh && current.getAxes() != mesh.getAxes())
-      return op->emitOpError(
-          "has operands or results on meshes with different axes, which "
-          "spmd-insert-reshards does not support");
+    if (mesh && current != mesh && current.getAxes() != mesh.getAxes()) {
+      if (current.getTotalSize() != mesh.getTotalSize())
+        return op->emitOpError("has operands or results on meshes of ")
+               << mesh.getTotalSize() << " and " << current.getTotalSize()
+               << " devices, which spmd-insert-reshards does not support";
+      sawOtherAxes = true;
+    }
     if (mesh)
       continue;
     mesh = current;
@@ -584,12 +591,34 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
   auto [meshRef, mesh] = *common;
   if (!mesh)
     return success();
+  // Shardings on meshes of other axes take part in the choice as the op's
+  // mesh spells them; their values are resharded to it in any case.
+  SmallVector<bool, 4> foreign(operandShardings.size(), false);
+  if (sawOtherAxes) {
+    Attribute toRef = meshRef;
+    MeshAttr to = mesh;
+    auto translate = [&](TensorShardingAttr &sharding) {
+      if (!sharding || sharding.getMeshOrRef() == toRef)
+        return false;
+      MeshAttr from = meshes.get(sharding, op);
+      if (!from || from.getAxes() == to.getAxes())
+        return false;
+      FailureOr<TensorShardingAttr> translated =
+          translateShardingToMesh(sharding, from, toRef, to);
+      sharding = succeeded(translated) ? *translated : TensorShardingAttr();
+      return true;
+    };
+    for (auto [i, sharding] : llvm::enumerate(operandShardings))
+      foreign[i] = translate(sharding);
+    for (TensorShardingAttr &sharding : resultShardings)
+      translate(sharding);
+  }
 
   const Decision &decision =
       decide(op, rule, meshRef, mesh, operandShardings, resultShardings);
   for (OpOperand &operand : op->getOpOperands()) {
     unsigned index = operand.getOperandNumber();
-    if (!decision.operandHasLayout[index])
+    if (!decision.operandHasLayout[index] || foreign[index])
       reshardOperand(operand, decision.operands[index]);
   }
   for (OpResult result : op->getResults()) {

@@ -72,19 +72,46 @@ static int64_t getBlockIndex(ArrayRef<AxisRefAttr> axes,
   return index;
 }
 
+/// The logical coordinates in `mesh` of the device at `position`.
+static SmallVector<int64_t> getCoords(MeshAttr mesh, int64_t position) {
+  SmallVector<int64_t> coords(mesh.getAxes().size());
+  for (size_t a = coords.size(); a-- > 0;) {
+    int64_t size = mesh.getAxes()[a].getSize();
+    coords[a] = position % size;
+    position /= size;
+  }
+  return coords;
+}
+
+/// What the device at `coords` of `mesh` holds of a tensor sharded by
+/// `sharding`: its block index in every dimension, then the index of its
+/// partial sum among those of its unreduced axes.
+static SmallVector<int64_t> getHeldPart(TensorShardingAttr sharding,
+                                        ArrayRef<int64_t> coords,
+                                        MeshAttr mesh) {
+  SmallVector<int64_t> part;
+  for (DimensionShardingAttr dim : sharding.getDimShardings())
+    part.push_back(getBlockIndex(dim.getAxes(), coords, mesh));
+  part.push_back(getBlockIndex(sharding.getUnreducedAxes(), coords, mesh));
+  return part;
+}
+
 /// The pairs of a `comm.permute` over every axis of `toMesh` (logical
 /// positions) that moves each device's block of a tensor sharded by `from`
 /// on `fromMesh` to a device that holds it under `to` on `toMesh`. The meshes
-/// have the same axes, possibly another device order; both shardings shard
-/// every dimension into as many parts. A device that already holds the
+/// have as many devices (the same axes in another device order, or other
+/// axes); both shardings shard every dimension into as many parts, and
+/// have as many partial sums (the same unreduced axes, or their translation
+/// to `toMesh`): the partial sum of index i of a block goes to a device
+/// that needs that index, so each group of the target's unreduced axes
+/// receives one of every index. (A value's data depends only on the
+/// coordinates of the axes its sharding names: devices that differ in
+/// other axes hold the same partial sums.) A device that already holds the
 /// block it needs keeps it; the other holders of a block are matched in
 /// order with the other devices that need it.
 static std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
 getPermutePairs(TensorShardingAttr from, MeshAttr fromMesh,
                 TensorShardingAttr to, MeshAttr toMesh) {
-  SmallVector<int64_t> sizes;
-  for (MeshAxisAttr axis : toMesh.getAxes())
-    sizes.push_back(axis.getSize());
   int64_t numDevices = toMesh.getTotalSize();
   SmallVector<int64_t> fromIds = fromMesh.getDeviceIdsOrIota();
   SmallVector<int64_t> toIds = toMesh.getDeviceIdsOrIota();
@@ -94,22 +121,11 @@ getPermutePairs(TensorShardingAttr from, MeshAttr fromMesh,
     toPosition[id] = position;
   // Blocks -> positions (in `toMesh`) of the devices that hold or need them.
   std::map<SmallVector<int64_t>, SmallVector<int64_t>> holders, needers;
-  SmallVector<int64_t> coords(sizes.size());
   for (int64_t position = 0; position < numDevices; ++position) {
-    int64_t rest = position;
-    for (size_t a = sizes.size(); a-- > 0;) {
-      coords[a] = rest % sizes[a];
-      rest /= sizes[a];
-    }
-    SmallVector<int64_t> held, needed;
-    for (int64_t d = 0; d < from.getRank(); ++d) {
-      held.push_back(
-          getBlockIndex(from.getDimSharding(d).getAxes(), coords, fromMesh));
-      needed.push_back(
-          getBlockIndex(to.getDimSharding(d).getAxes(), coords, toMesh));
-    }
-    holders[held].push_back(toPosition.lookup(fromIds[position]));
-    needers[needed].push_back(position);
+    holders[getHeldPart(from, getCoords(fromMesh, position), fromMesh)]
+        .push_back(toPosition.lookup(fromIds[position]));
+    needers[getHeldPart(to, getCoords(toMesh, position), toMesh)].push_back(
+        position);
   }
   SmallVector<int64_t> sources, targets;
   for (auto &[block, needing] : needers) {
@@ -512,13 +528,31 @@ struct ReduceScatterPattern : CollectivePattern<ReduceScatterOp> {
   }
 };
 
+/// Whether a permute from `from` on `fromMesh` to `to` on `toMesh` can move
+/// blocks device to device: as many partial sums on both sides (none, or
+/// unreduced axes of the same total size).
+static bool permutesPartialSums(TensorShardingAttr from, MeshAttr fromMesh,
+                                TensorShardingAttr to, MeshAttr toMesh) {
+  auto count = [](TensorShardingAttr sharding, MeshAttr mesh) {
+    int64_t parts = 1;
+    for (AxisRefAttr axis : sharding.getUnreducedAxes())
+      parts *= axis.getSize(mesh);
+    return parts;
+  };
+  return count(from, fromMesh) == count(to, toMesh) &&
+         (from.getUnreducedAxes().empty() ||
+          from.getUnreducedKind() == to.getUnreducedKind());
+}
+
 struct CollectivePermutePattern : CollectivePattern<CollectivePermuteOp> {
   using CollectivePattern::CollectivePattern;
   void lower(CollectivePermuteOp op, CollectiveLowering &l) const override {
-    if (l.source && l.source.getUnreducedAxes().empty()) {
+    if (l.source &&
+        permutesPartialSums(l.source, l.sourceMesh, l.out, l.mesh)) {
       // Every dimension keeps its number of parts: each device sends its
-      // block to one device that holds it under the output's sharding (on
-      // the output's mesh, which may order the devices differently).
+      // block (its partial sum, when unreduced) to one device that holds it
+      // under the output's sharding (on the output's mesh, which may order
+      // the devices differently or have other axes).
       auto [sources, targets] =
           getPermutePairs(l.source, l.sourceMesh, l.out, l.mesh);
       bool identity = llvm::all_of(llvm::zip(sources, targets), [](auto pair) {

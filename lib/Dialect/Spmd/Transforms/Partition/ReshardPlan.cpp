@@ -57,9 +57,13 @@ LogicalResult ReshardPlanner::reduce() {
 LogicalResult ReshardPlanner::permute() {
   // Every dimension keeps its number of parts but not its axes: each device
   // sends its block to one other device instead of gathering and slicing.
-  // Partial sums cannot move between devices.
+  // Partial sums move as they are (each to a device with the same
+  // coordinates along the unreduced axes), when the target keeps them all.
   TensorShardingAttr current = currentSharding, target = targetSharding;
-  if (!current.getUnreducedAxes().empty())
+  if (!current.getUnreducedAxes().empty() &&
+      !getAxisSetDiff(current.getUnreducedAxes(), target.getUnreducedAxes(),
+                      mesh)
+           .empty())
     return success();
   bool same = true;
   for (int64_t d = 0; d < current.getRank(); ++d) {
@@ -80,8 +84,9 @@ LogicalResult ReshardPlanner::permute() {
   for (DimensionShardingAttr dim : target.getDimShardings())
     dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
                                               /*isClosed=*/true));
-  auto out = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {}, {},
-                                     ReductionKind::Sum);
+  auto out = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {},
+                                     current.getUnreducedAxes(),
+                                     current.getUnreducedKind());
   add(ReshardStep(ReshardStep::Kind::CollectivePermute, current, out));
   return success();
 }
@@ -101,6 +106,20 @@ LogicalResult ReshardPlanner::moveAndSlice() {
       ++common;
     leave[d].assign(from.begin() + common, from.end());
     join[d].assign(to.begin() + common, to.end());
+    // A sub-axis that is the major part of the target's axis stays; the
+    // rest of that axis joins after it (`"x":(1)2` to `"x"` slices
+    // `"x":(2)k`).
+    if (common < from.size() && common < to.size() &&
+        from[common].prefixOf(to[common])) {
+      AxisRefAttr major = from[common], whole = to[common];
+      int64_t preSize = major.getNextPreSize(mesh);
+      AxisRefAttr rest =
+          AxisRefAttr::get(ctx, whole.getName(), preSize,
+                           whole.getNextPreSize(mesh) / preSize);
+      leave[d].assign(from.begin() + common + 1, from.end());
+      join[d].assign(1, rest);
+      join[d].append(to.begin() + common + 1, to.end());
+    }
   }
   // Whole lists that move from one dimension to another: all-to-all.
   SmallVector<AllToAllParamAttr> moves;

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
@@ -46,6 +47,16 @@ private:
                     LogicalResult (ReshardPlanner::*phase)());
   /// Builds the op of one step on `value`.
   void build(const ReshardStep &step);
+  /// Moves the planner's current value from `sourceMesh` to the target's
+  /// mesh `mesh` with the same axes in another device order.
+  LogicalResult moveToDeviceOrder(ReshardPlanner &planner, MeshAttr sourceMesh,
+                                  MeshAttr mesh, TensorShardingAttr target);
+  /// Moves it from `sourceMesh` to `mesh` of other axes (as many devices).
+  LogicalResult moveToOtherAxes(ReshardPlanner &planner, MeshAttr sourceMesh,
+                                MeshAttr mesh, TensorShardingAttr target);
+  /// Builds a collective_permute of `value` from the planner's current
+  /// sharding to `moved` and makes it the current one.
+  void permuteTo(ReshardPlanner &planner, TensorShardingAttr moved);
 
   ReshardOp op;
   MLIRContext *ctx;
@@ -98,6 +109,115 @@ void ReshardLowering::build(const ReshardStep &step) {
   }
 }
 
+/// The sharding of `sharding`'s dimensions (closed) on `meshRef`, with the
+/// unreduced axes `unreduced` of kind `kind`.
+static TensorShardingAttr withClosedDims(TensorShardingAttr sharding,
+                                         Attribute meshRef,
+                                         ArrayRef<AxisRefAttr> unreduced,
+                                         ReductionKind kind) {
+  MLIRContext *ctx = sharding.getContext();
+  SmallVector<DimensionShardingAttr> dims;
+  for (DimensionShardingAttr dim : sharding.getDimShardings())
+    dims.push_back(
+        DimensionShardingAttr::get(ctx, dim.getAxes(), /*isClosed=*/true));
+  return TensorShardingAttr::get(ctx, meshRef, dims, {}, unreduced, kind);
+}
+
+/// The number of blocks `sharding` cuts a tensor into on `mesh`.
+static int64_t getNumParts(TensorShardingAttr sharding, MeshAttr mesh) {
+  int64_t parts = 1;
+  for (DimensionShardingAttr dim : sharding.getDimShardings())
+    for (AxisRefAttr axis : dim.getAxes())
+      parts *= axis.getSize(mesh);
+  return parts;
+}
+
+void ReshardLowering::permuteTo(ReshardPlanner &planner,
+                                TensorShardingAttr moved) {
+  value = CollectivePermuteOp::create(builder, op.getLoc(), value, moved,
+                                      planner.current());
+  planner.setCurrent(moved);
+}
+
+LogicalResult ReshardLowering::moveToDeviceOrder(ReshardPlanner &planner,
+                                                 MeshAttr sourceMesh,
+                                                 MeshAttr mesh,
+                                                 TensorShardingAttr target) {
+  // One collective_permute moves each device's block to the device of the
+  // target mesh that holds it. It comes where the blocks are smaller: after
+  // the layout changes on the source mesh when the target is sharded into
+  // as many parts or more, else first, the layout then changing on the
+  // target mesh. Partial sums the target keeps unreduced move as they are
+  // (reducing them and making them partial again would cost an all-reduce
+  // for nothing); the others are reduced on the source mesh first, where
+  // the reduction and a slice after it become one reduce_scatter.
+  TensorShardingAttr current = planner.current();
+  SmallVector<AxisRefAttr> kept;
+  if (current.getUnreducedKind() == target.getUnreducedKind())
+    for (AxisRefAttr axis : current.getUnreducedAxes())
+      if (llvm::is_contained(target.getUnreducedAxes(), axis))
+        kept.push_back(axis);
+  TensorShardingAttr onSource = withClosedDims(
+      target, current.getMeshOrRef(), kept, current.getUnreducedKind());
+  planner.setMesh(sourceMesh);
+  planner.setTarget(onSource);
+  if (failed(run(planner, &ReshardPlanner::reduce)))
+    return failure();
+  if (getNumParts(planner.current(), sourceMesh) <=
+          getNumParts(onSource, sourceMesh) &&
+      (failed(run(planner, &ReshardPlanner::permute)) ||
+       failed(run(planner, &ReshardPlanner::moveAndSlice))))
+    return failure();
+  current = planner.current();
+  permuteTo(planner,
+            withClosedDims(current, target.getMeshOrRef(),
+                           current.getUnreducedAxes(),
+                           current.getUnreducedKind()));
+  planner.setMesh(mesh);
+  planner.setTarget(target);
+  return success();
+}
+
+LogicalResult ReshardLowering::moveToOtherAxes(ReshardPlanner &planner,
+                                               MeshAttr sourceMesh,
+                                               MeshAttr mesh,
+                                               TensorShardingAttr target) {
+  // Meshes of other axes over as many devices (a 2x4 mesh and its 8-device
+  // 1-D view): the input's layout spelled in the target mesh's axes
+  // (translateShardingToMesh) is reached by one collective_permute, which
+  // moves nothing when the two meshes order the devices alike; the layout
+  // then changes on the target mesh. When the target mesh's axes cannot
+  // spell the layout, the input is reduced and gathered on its own mesh:
+  // replicated data is the same on every mesh.
+  if (sourceMesh.getTotalSize() != mesh.getTotalSize())
+    return fail("moves a tensor between meshes of " +
+                Twine(sourceMesh.getTotalSize()) + " and " +
+                Twine(mesh.getTotalSize()) +
+                " devices, which is not supported");
+  TensorShardingAttr current = planner.current();
+  FailureOr<TensorShardingAttr> translated = translateShardingToMesh(
+      current, sourceMesh, target.getMeshOrRef(), mesh);
+  if (succeeded(translated)) {
+    translated = withClosedDims(*translated, target.getMeshOrRef(),
+                                translated->getUnreducedAxes(),
+                                translated->getUnreducedKind());
+  } else {
+    planner.setMesh(sourceMesh);
+    TensorShardingAttr replicated = TensorShardingAttr::getReplicated(
+        ctx, current.getMeshOrRef(), current.getRank(), true);
+    planner.setTarget(replicated);
+    if (failed(run(planner, &ReshardPlanner::reduce)) ||
+        failed(run(planner, &ReshardPlanner::moveAndSlice)))
+      return failure();
+    translated = TensorShardingAttr::getReplicated(
+        ctx, target.getMeshOrRef(), current.getRank(), true);
+  }
+  permuteTo(planner, *translated);
+  planner.setMesh(mesh);
+  planner.setTarget(target);
+  return success();
+}
+
 FailureOr<Value> ReshardLowering::lower() {
   value = op.getInput();
   TensorShardingAttr target = op.getSharding();
@@ -121,50 +241,11 @@ FailureOr<Value> ReshardLowering::lower() {
   if (!sourceMesh)
     return fail("has an input whose mesh cannot be resolved");
   ReshardPlanner planner(current, target, mesh);
-  if (sourceMesh != mesh) {
-    // Another device order of the same axes: one collective_permute moves
-    // each device's block to the device of the target mesh that holds it.
-    // Partial sums are reduced on the source mesh first. The permute comes
-    // where the blocks are smaller: after the layout changes on the source
-    // mesh when the target is sharded into as many parts or more, else
-    // first, the layout then changing on the target mesh.
-    if (!sourceMesh.hasSameAxes(mesh))
-      return fail("moves a tensor between meshes with different axes, "
-                  "which is not supported");
-    auto closedDims = [&](TensorShardingAttr sharding) {
-      SmallVector<DimensionShardingAttr> dims;
-      for (DimensionShardingAttr dim : sharding.getDimShardings())
-        dims.push_back(DimensionShardingAttr::get(ctx, dim.getAxes(),
-                                                  /*isClosed=*/true));
-      return dims;
-    };
-    auto partsOf = [&](TensorShardingAttr sharding) {
-      int64_t parts = 1;
-      for (DimensionShardingAttr dim : sharding.getDimShardings())
-        for (AxisRefAttr axis : dim.getAxes())
-          parts *= axis.getSize(sourceMesh);
-      return parts;
-    };
-    planner.setMesh(sourceMesh);
-    TensorShardingAttr onSource =
-        TensorShardingAttr::get(ctx, current.getMeshOrRef(), closedDims(target),
-                                {}, {}, ReductionKind::Sum);
-    planner.setTarget(onSource);
-    if (failed(run(planner, &ReshardPlanner::reduce)))
-      return failure();
-    if (partsOf(planner.current()) <= partsOf(onSource) &&
-        (failed(run(planner, &ReshardPlanner::permute)) ||
-         failed(run(planner, &ReshardPlanner::moveAndSlice))))
-      return failure();
-    auto moved = TensorShardingAttr::get(ctx, target.getMeshOrRef(),
-                                         closedDims(planner.current()), {}, {},
-                                         ReductionKind::Sum);
-    value = CollectivePermuteOp::create(builder, op.getLoc(), value, moved,
-                                        planner.current());
-    planner.setCurrent(moved);
-    planner.setMesh(mesh);
-    planner.setTarget(target);
-  }
+  if (sourceMesh != mesh &&
+      failed(sourceMesh.hasSameAxes(mesh)
+                 ? moveToDeviceOrder(planner, sourceMesh, mesh, target)
+                 : moveToOtherAxes(planner, sourceMesh, mesh, target)))
+    return failure();
   // Unreduced axes the target keeps stay; the others are reduced first;
   // then new unreduced axes.
   if (failed(run(planner, &ReshardPlanner::reduce)) ||
