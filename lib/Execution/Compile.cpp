@@ -11,6 +11,7 @@
 #include "tessera/Dialect/Kernel/IR/KernelOps.h"
 #include "tessera/Dialect/Kernel/Transforms/Passes.h"
 #include "tessera/Dialect/Poly/Transforms/Passes.h"
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
@@ -186,16 +187,54 @@ getAxisPart(spmd::AxisRefAttr axis, spmd::MeshAttr mesh) {
   return ::tessera::rt::AxisPart{static_cast<int64_t>(*index), minor, size};
 }
 
-/// The layout of `sharding` over `mesh`.
+/// The mesh the runtime emulates: the module's first non-maximal mesh of
+/// the most devices (the program mesh, whose axes convert-comm-to-runtime
+/// also names).
+static spmd::MeshAttr getRuntimeMesh(ModuleOp module) {
+  spmd::MeshAttr chosen;
+  for (auto mesh : module.getOps<spmd::MeshOp>()) {
+    spmd::MeshAttr attr = mesh.getMesh();
+    if (!attr.getAxes().empty() &&
+        (!chosen || attr.getTotalSize() > chosen.getTotalSize()))
+      chosen = attr;
+  }
+  return chosen;
+}
+
+/// `sharding` on `mesh` spelled in the axes of the runtime's mesh
+/// `runtime`, with that mesh (unchanged when `mesh` has the runtime's axes;
+/// null when they cannot spell it). The device order stays `mesh`'s.
+static std::pair<spmd::TensorShardingAttr, spmd::MeshAttr>
+onRuntimeMesh(spmd::TensorShardingAttr sharding, spmd::MeshAttr mesh,
+              spmd::MeshAttr runtime) {
+  if (!sharding || !mesh || !runtime || mesh.getAxes().empty() ||
+      mesh.hasSameAxes(runtime) ||
+      mesh.getTotalSize() != runtime.getTotalSize())
+    return {sharding, mesh};
+  FailureOr<spmd::TensorShardingAttr> translated =
+      spmd::translateShardingToMesh(sharding, mesh, sharding.getMeshOrRef(),
+                                    runtime);
+  if (failed(translated))
+    return {};
+  return {*translated, runtime};
+}
+
+/// The layout of `sharding` over `mesh` (placed on the runtime's mesh
+/// `runtime`).
 static ShardLayout getLayout(spmd::TensorShardingAttr sharding,
-                             spmd::MeshAttr mesh, int64_t rank) {
+                             spmd::MeshAttr mesh, int64_t rank,
+                             spmd::MeshAttr runtime) {
   ShardLayout layout;
   layout.dims.resize(rank);
   if (!sharding || !mesh)
     return layout;
-  for (int64_t d = 0; d < rank && d < sharding.getRank(); ++d)
-    for (spmd::AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
-      if (std::optional<::tessera::rt::AxisPart> part = getAxisPart(axis, mesh))
+  auto [placed, axesMesh] = onRuntimeMesh(sharding, mesh, runtime);
+  if (!placed)
+    return layout;
+  for (int64_t d = 0; d < rank && d < placed.getRank(); ++d)
+    for (spmd::AxisRefAttr axis : placed.getDimSharding(d).getAxes())
+      if (std::optional<::tessera::rt::AxisPart> part =
+              getAxisPart(axis, axesMesh))
         layout.dims[d].push_back(*part);
   // Blocks are placed by the device order of the sharding's own mesh.
   if (!mesh.getAxes().empty())
@@ -218,11 +257,16 @@ UnreducedLayout::getFirstOfGroup(std::vector<int64_t> coords) const {
   return coords;
 }
 
-/// The axes `sharding` leaves unreduced, as parts of `mesh`'s axes.
+/// The axes `sharding` leaves unreduced, as parts of `mesh`'s axes (placed
+/// on the runtime's mesh `runtime`).
 static UnreducedLayout getUnreducedLayout(spmd::TensorShardingAttr sharding,
-                                          spmd::MeshAttr mesh) {
+                                          spmd::MeshAttr mesh,
+                                          spmd::MeshAttr runtime) {
   UnreducedLayout layout;
   if (!sharding || !mesh)
+    return layout;
+  std::tie(sharding, mesh) = onRuntimeMesh(sharding, mesh, runtime);
+  if (!sharding)
     return layout;
   for (spmd::AxisRefAttr axis : sharding.getUnreducedAxes())
     if (std::optional<::tessera::rt::AxisPart> part = getAxisPart(axis, mesh))
@@ -254,6 +298,7 @@ std::vector<ShardingView>
 mlir::tessera::exec::getShardingViews(ModuleOp module, const Program &program) {
   auto entry = module.lookupSymbol<func::FuncOp>(program.entryName);
   SymbolTableCollection symbols;
+  spmd::MeshAttr runtime = getRuntimeMesh(module);
   std::vector<ShardingView> views;
   auto addView = [&](std::string label, RankedTensorType type,
                      spmd::TensorShardingAttr sharding) {
@@ -270,7 +315,7 @@ mlir::tessera::exec::getShardingViews(ModuleOp module, const Program &program) {
                    ",") +
         "]";
     view.sharding = attrToString(sharding);
-    view.layout = getLayout(sharding, mesh, type.getRank());
+    view.layout = getLayout(sharding, mesh, type.getRank(), runtime);
     views.push_back(std::move(view));
   };
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
@@ -390,6 +435,7 @@ static std::vector<::tessera::rt::GroupSpec>
 getCollectiveGroups(ModuleOp module) {
   std::vector<::tessera::rt::GroupSpec> groups;
   SymbolTableCollection symbols;
+  spmd::MeshAttr runtime = getRuntimeMesh(module);
   module.walk([&](comm::MeshAxesOpInterface op) {
     if (isa<comm::AxisIndexOp, comm::AxisSizeOp>(op))
       return;
@@ -397,7 +443,19 @@ getCollectiveGroups(ModuleOp module) {
     if (!mesh)
       return;
     ::tessera::rt::GroupSpec group;
-    for (spmd::AxisRefAttr axis : op.getAxisRefs()) {
+    // (In the runtime mesh's axes, as convert-comm-to-runtime names them.)
+    SmallVector<spmd::AxisRefAttr> refs(op.getAxisRefs());
+    llvm::append_range(group.deviceIds, mesh.getDeviceIdsOrIota());
+    if (runtime && !mesh.hasSameAxes(runtime) &&
+        mesh.getTotalSize() == runtime.getTotalSize()) {
+      FailureOr<SmallVector<spmd::AxisRefAttr>> translated =
+          spmd::translateCommAxisRefsToMesh(refs, mesh, runtime);
+      if (failed(translated))
+        return;
+      refs = *translated;
+      mesh = runtime;
+    }
+    for (spmd::AxisRefAttr axis : refs) {
       std::optional<unsigned> index = mesh.getAxisIndex(axis.getName());
       if (!index)
         return;
@@ -405,7 +463,6 @@ getCollectiveGroups(ModuleOp module) {
       group.parts.push_back(axis.getPreSize());
       group.parts.push_back(axis.getSize(mesh));
     }
-    llvm::append_range(group.deviceIds, mesh.getDeviceIdsOrIota());
     if (!llvm::any_of(groups, [&](const ::tessera::rt::GroupSpec &other) {
           return other.parts == group.parts &&
                  other.deviceIds == group.deviceIds;
@@ -440,24 +497,39 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
   // A partitioned entry: the layouts of its blocks.
   if (auto attr = entry->getAttrOfType<ArrayAttr>("tessera.per_device")) {
     SymbolTableCollection symbols;
+    spmd::MeshAttr runtime = getRuntimeMesh(module);
     layouts.perDevice = true;
+    std::string unplaceable;
     auto addAll = [&](Attribute shardings, ArrayRef<int64_t> ranks,
                       std::vector<ShardLayout> &out,
                       std::vector<UnreducedLayout> &unreduced,
-                      std::vector<std::string> &text) {
-      for (auto [sharding, rank] : llvm::zip(
+                      std::vector<std::string> &text, StringRef what) {
+      for (auto [i, pair] : llvm::enumerate(llvm::zip(
                cast<spmd::TensorShardingPerValueAttr>(shardings).getShardings(),
-               ranks)) {
+               ranks))) {
+        auto [sharding, rank] = pair;
         spmd::MeshAttr mesh = sharding.getMesh(entry, &symbols);
-        out.push_back(getLayout(sharding, mesh, rank));
-        unreduced.push_back(getUnreducedLayout(sharding, mesh));
+        if (unplaceable.empty() && sharding && mesh &&
+            !onRuntimeMesh(sharding, mesh, runtime).first)
+          unplaceable =
+              (what + " " + Twine(i) + " (" + attrToString(sharding) + ")")
+                  .str();
+        out.push_back(getLayout(sharding, mesh, rank, runtime));
+        unreduced.push_back(getUnreducedLayout(sharding, mesh, runtime));
         text.push_back(attrToString(sharding));
       }
     };
     addAll(attr[0], argRanks, layouts.args, layouts.argUnreduced,
-           layouts.argText);
+           layouts.argText, "argument");
     addAll(attr[1], resultRanks, layouts.results, layouts.resultUnreduced,
-           layouts.resultText);
+           layouts.resultText, "result");
+    if (!unplaceable.empty())
+      return makeError(
+          "the entry's " + unplaceable +
+          " is on a mesh whose axes do not fall on whole axes or sub-axes of "
+          "the program mesh " +
+          attrToString(runtime) +
+          ", so tessera-run cannot place its blocks on the devices");
   }
   // The global interface has been read; the per-device program no longer
   // refers to the meshes through it.
@@ -713,11 +785,23 @@ mlir::tessera::exec::buildReferenceModule(const Program &program,
       mesh.sizes[i] = 1;
   mesh.deviceIds.clear();
   OwningOpRef<ModuleOp> reference = cast<ModuleOp>((*program.module)->clone());
-  setMesh(*reference, mesh);
+  // Every mesh shrinks the same way (a module may have several, over the
+  // same devices), in the default device order.
   llvm::StringSet<> shrunk;
-  for (size_t i = 0; i < mesh.names.size(); ++i)
-    if (mesh.sizes[i] == 1)
-      shrunk.insert(mesh.names[i]);
+  for (auto meshOp : reference->getOps<spmd::MeshOp>()) {
+    spmd::MeshAttr attr = meshOp.getMesh();
+    SmallVector<spmd::MeshAxisAttr> axes;
+    for (spmd::MeshAxisAttr axis : attr.getAxes()) {
+      bool keep = manual.contains(axis.getName());
+      if (!keep)
+        shrunk.insert(axis.getName());
+      axes.push_back(spmd::MeshAxisAttr::get(
+          reference->getContext(), axis.getName(), keep ? axis.getSize() : 1));
+    }
+    if (!attr.getAxes().empty())
+      meshOp.setMeshAttr(spmd::MeshAttr::get(reference->getContext(), axes, {},
+                                             attr.getAxisTypes()));
+  }
   dropSubAxesOf(*reference, shrunk);
   return reference;
 }

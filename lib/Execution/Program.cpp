@@ -117,7 +117,9 @@ void mlir::tessera::exec::registerExecutionDialects(DialectRegistry &registry) {
 // Loading
 //===----------------------------------------------------------------------===//
 
-/// The single non-maximal mesh of the module.
+/// The mesh the program runs on: the module's first non-maximal mesh of the
+/// most devices (the others, with the same axes in other device orders or
+/// other axes over as many devices, share its devices).
 static llvm::Expected<MeshInfo> getMesh(ModuleOp module) {
   MeshInfo info;
   spmd::MeshOp chosen;
@@ -125,11 +127,7 @@ static llvm::Expected<MeshInfo> getMesh(ModuleOp module) {
     spmd::MeshAttr attr = mesh.getMesh();
     if (attr.getAxes().empty())
       continue; // A maximal or empty mesh runs on one device anyway.
-    if (chosen && !chosen.getMesh().hasSameAxes(attr))
-      return makeError("the module has several meshes (@" +
-                       chosen.getSymName() + ", @" + mesh.getSymName() +
-                       "); tessera-run runs programs on one mesh");
-    if (!chosen)
+    if (!chosen || attr.getTotalSize() > chosen.getMesh().getTotalSize())
       chosen = mesh;
   }
   if (!chosen)
@@ -282,16 +280,53 @@ void mlir::tessera::exec::setMesh(ModuleOp module, const MeshInfo &info) {
   }
 }
 
+void mlir::tessera::exec::resizeMeshes(ModuleOp module,
+                                       const llvm::StringMap<int64_t> &sizes) {
+  for (auto mesh : module.getOps<spmd::MeshOp>()) {
+    spmd::MeshAttr attr = mesh.getMesh();
+    if (attr.getAxes().empty())
+      continue;
+    SmallVector<spmd::MeshAxisAttr> axes;
+    bool changed = false;
+    int64_t devices = 1;
+    for (spmd::MeshAxisAttr axis : attr.getAxes()) {
+      auto it = sizes.find(axis.getName());
+      int64_t size = it == sizes.end() ? axis.getSize() : it->second;
+      changed |= size != axis.getSize();
+      devices *= size;
+      axes.push_back(
+          spmd::MeshAxisAttr::get(module.getContext(), axis.getName(), size));
+    }
+    if (!changed)
+      continue;
+    // The same devices in a new shape keep their order; another number of
+    // devices takes the default order.
+    ArrayRef<int64_t> ids = devices == attr.getTotalSize()
+                                ? attr.getDeviceIds()
+                                : ArrayRef<int64_t>();
+    mesh.setMeshAttr(spmd::MeshAttr::get(module.getContext(), axes, ids,
+                                         attr.getAxisTypes()));
+  }
+}
+
 llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
                                                    StringRef text) {
   // An artifact's mesh is fixed: `--mesh` describes the calling context,
   // which the call checks compare with it.
   MeshInfo callMesh = program.mesh;
   MeshInfo &info = program.artifact ? callMesh : program.mesh;
+  // The axes `--mesh` may name: the program mesh's, and those of the
+  // module's other meshes.
+  std::vector<std::string> known = info.names;
+  if (!program.artifact)
+    for (auto mesh : program.module->getOps<spmd::MeshOp>())
+      for (spmd::MeshAxisAttr axis : mesh.getMesh().getAxes())
+        if (!llvm::is_contained(known, axis.getName().str()))
+          known.push_back(axis.getName().str());
   SmallVector<StringRef> items;
   text.split(items, ',', -1, /*KeepEmpty=*/true);
   bool changed = false;
-  llvm::StringSet<> seen;
+  llvm::StringMap<int64_t> sizes;
   for (StringRef item : items) {
     if (item.trim().empty())
       return makeError("bad --mesh '" + text +
@@ -302,38 +337,66 @@ llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
     if (value.trim().getAsInteger(10, size) || size < 1)
       return makeError("bad --mesh item '" + item +
                        "': expected name=size with size >= 1");
-    if (!seen.insert(name).second)
+    if (!sizes.try_emplace(name, size).second)
       return makeError("--mesh gives the size of axis '" + name + "' twice");
-    auto it = llvm::find(info.names, name.str());
-    if (it == info.names.end()) {
-      std::string known = info.names.empty()
-                              ? std::string("the module has no mesh")
-                              : "its axes are " + llvm::join(info.names, ", ");
-      return makeError("--mesh names axis '" + name +
-                       "', which the mesh does not have (" + known + ")");
+    if (!llvm::is_contained(known, name.str())) {
+      bool several = known.size() > info.names.size();
+      std::string list = known.empty()
+                             ? std::string("the module has no mesh")
+                             : (several ? "their axes are " : "its axes are ") +
+                                   llvm::join(known, ", ");
+      return makeError(
+          "--mesh names axis '" + name + "', which " +
+          (several ? "no mesh of the module has" : "the mesh does not have") +
+          " (" + list + ")");
     }
-    int64_t &current = info.sizes[it - info.names.begin()];
-    changed |= current != size;
-    current = size;
+    auto it = llvm::find(info.names, name.str());
+    if (it != info.names.end()) {
+      int64_t &current = info.sizes[it - info.names.begin()];
+      changed |= current != size;
+      current = size;
+    }
   }
-  // The mesh verifier's limit, checked before any pass sees the mesh.
-  int64_t devices = 1;
-  for (int64_t size : info.sizes)
-    if (llvm::MulOverflow(devices, size, devices) ||
-        devices > std::numeric_limits<int32_t>::max())
-      return makeError("--mesh '" + text +
-                       "': the mesh has too many devices (the product of the "
-                       "axis sizes is more than " +
-                       llvm::Twine(std::numeric_limits<int32_t>::max()) + ")");
-  if (changed)
-    info.deviceIds.clear(); // A new shape has the default device order.
+  // The mesh verifier's limit, checked before any pass sees a mesh.
+  std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
   if (program.artifact) {
+    shapes.emplace_back();
+    for (size_t i = 0; i < info.names.size(); ++i)
+      shapes.back().emplace_back(info.names[i], info.sizes[i]);
+  } else {
+    for (auto mesh : program.module->getOps<spmd::MeshOp>()) {
+      shapes.emplace_back();
+      for (spmd::MeshAxisAttr axis : mesh.getMesh().getAxes())
+        shapes.back().emplace_back(axis.getName().str(), axis.getSize());
+    }
+  }
+  for (const auto &shape : shapes) {
+    int64_t devices = 1;
+    for (const auto &[name, own] : shape) {
+      auto it = sizes.find(name);
+      int64_t size = it == sizes.end() ? own : it->second;
+      if (llvm::MulOverflow(devices, size, devices) ||
+          devices > std::numeric_limits<int32_t>::max())
+        return makeError("--mesh '" + text +
+                         "': the mesh has too many devices (the product of the "
+                         "axis sizes is more than " +
+                         llvm::Twine(std::numeric_limits<int32_t>::max()) +
+                         ")");
+    }
+  }
+  if (program.artifact) {
+    if (changed)
+      info.deviceIds.clear(); // A new shape has the default device order.
     program.callMesh = std::move(callMesh);
     return llvm::Error::success();
   }
-  setMesh(*program.module, info);
+  resizeMeshes(*program.module, sizes);
   if (failed(verify(*program.module)))
     return makeError("the program cannot run on mesh " + info.toString() +
                      " (see the errors above)");
+  llvm::Expected<MeshInfo> resized = getMesh(*program.module);
+  if (!resized)
+    return resized.takeError();
+  program.mesh = std::move(*resized);
   return llvm::Error::success();
 }

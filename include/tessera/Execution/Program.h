@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -133,14 +134,20 @@ llvm::Expected<Program> loadProgram(MLIRContext &context,
                                     std::unique_ptr<llvm::MemoryBuffer> buffer,
                                     llvm::StringRef entryName);
 
-/// Applies `text` (`name=size,...`) to the program's mesh: the sizes of the
-/// axes it names change (a changed shape has the default device order) and
-/// the module is verified again.
+/// Applies `text` (`name=size,...`) to the program's meshes: the sizes of
+/// the axes it names change in every mesh that has them (resizeMeshes: a
+/// mesh keeps its device order when its number of devices does not change),
+/// the module is verified again, and the program mesh is chosen again.
 llvm::Error overrideMeshSizes(Program &program, llvm::StringRef text);
 
 /// Writes `info`'s sizes and device order into every mesh of `module` with
 /// axes.
 void setMesh(ModuleOp module, const MeshInfo &info);
+
+/// Gives the axes of every non-maximal mesh of `module` that `sizes` names
+/// their new size. A mesh whose number of devices stays the same keeps its
+/// device order; one of another number takes the default (iota) order.
+void resizeMeshes(ModuleOp module, const llvm::StringMap<int64_t> &sizes);
 
 /// The type as MLIR prints it.
 std::string typeToString(Type type);

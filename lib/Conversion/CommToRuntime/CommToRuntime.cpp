@@ -17,6 +17,7 @@
 #include "tessera/Conversion/Passes.h"
 #include "tessera/Conversion/RuntimeTypes.h"
 #include "tessera/Dialect/Comm/IR/CommOps.h"
+#include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Runtime/Runtime.h"
 
@@ -103,18 +104,22 @@ static int32_t getKindCode(comm::ReductionKind kind) {
 CommRuntimeLowering::CommRuntimeLowering(ModuleOp module)
     : module(module), ctx(module.getContext()),
       ptrType(LLVM::LLVMPointerType::get(ctx)) {
-  // Meshes over the same devices in different orders (a reshard between
-  // them is a permute): the runtime numbers positions per call.
-  spmd::MeshAttr first;
+  // The runtime emulates the first mesh of the most devices; meshes with
+  // other axes over as many devices name its axes. Meshes over the same
+  // devices in different orders (a reshard between them is a permute): the
+  // runtime numbers positions per call.
   for (auto mesh : module.getOps<spmd::MeshOp>()) {
     spmd::MeshAttr attr = mesh.getMesh();
-    if (attr.getAxes().empty())
-      continue;
-    if (!first)
-      first = attr;
-    else if (first.hasSameAxes(attr) &&
-             first.getDeviceIdsOrIota() != attr.getDeviceIdsOrIota())
-      orderedMesh = first;
+    if (!attr.getAxes().empty() &&
+        (!runtimeMesh || attr.getTotalSize() > runtimeMesh.getTotalSize()))
+      runtimeMesh = attr;
+  }
+  for (auto mesh : module.getOps<spmd::MeshOp>()) {
+    spmd::MeshAttr attr = mesh.getMesh();
+    if (!attr.getAxes().empty() &&
+        attr.getTotalSize() == runtimeMesh.getTotalSize() &&
+        attr.getDeviceIdsOrIota() != runtimeMesh.getDeviceIdsOrIota())
+      orderedMesh = runtimeMesh;
   }
 }
 
@@ -259,6 +264,13 @@ CommRuntimeLowering::checkLowerable(comm::MeshAxesOpInterface op) {
   for (spmd::AxisRefAttr axis : op.getAxisRefs())
     if (!mesh.getAxisIndex(axis.getName()))
       return op->emitOpError("unknown axis '") << axis.getName() << "'";
+  if (runtimeMesh && !mesh.hasSameAxes(runtimeMesh) &&
+      mesh.getTotalSize() == runtimeMesh.getTotalSize() &&
+      failed(spmd::translateCommAxisRefsToMesh(op.getAxisRefs(), mesh,
+                                               runtimeMesh)))
+    return op->emitOpError("is over a mesh whose axes do not fall on whole "
+                           "axes or sub-axes of the runtime's mesh ")
+           << runtimeMesh;
   // Collectives move their operand's elements; axis queries have none.
   if (op->getNumOperands() == 0)
     return success();
@@ -277,8 +289,18 @@ CommRuntimeLowering::getGroup(comm::MeshAxesOpInterface op) {
   spmd::MeshAttr mesh = op.resolveMesh(&symbols);
   if (!mesh)
     return failure();
+  SmallVector<spmd::AxisRefAttr> refs(op.getAxisRefs());
+  if (runtimeMesh && mesh != runtimeMesh && !mesh.hasSameAxes(runtimeMesh) &&
+      mesh.getTotalSize() == runtimeMesh.getTotalSize()) {
+    FailureOr<SmallVector<spmd::AxisRefAttr>> translated =
+        spmd::translateCommAxisRefsToMesh(refs, mesh, runtimeMesh);
+    if (failed(translated))
+      return failure();
+    refs = *translated;
+    mesh = runtimeMesh;
+  }
   SmallVector<int64_t> triples;
-  for (spmd::AxisRefAttr axis : op.getAxisRefs()) {
+  for (spmd::AxisRefAttr axis : refs) {
     std::optional<unsigned> index = mesh.getAxisIndex(axis.getName());
     if (!index)
       return failure();
@@ -294,7 +316,7 @@ void CommRuntimeLowering::setDeviceOrder(OpBuilder &builder, Location loc,
   if (!orderedMesh)
     return;
   spmd::MeshAttr mesh = op.resolveMesh(&symbols);
-  if (!mesh || !mesh.hasSameAxes(orderedMesh))
+  if (!mesh || mesh.getTotalSize() != orderedMesh.getTotalSize())
     return;
   SmallVector<int64_t> ids = mesh.getDeviceIdsOrIota();
   Value order = getI64Array(builder, loc, ids);

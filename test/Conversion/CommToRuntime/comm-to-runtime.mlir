@@ -166,3 +166,25 @@ func.func @orders(%arg0: tensor<4xf32>) -> (index, index, tensor<4xf32>) {
 // CHECK: %[[COUNT:.*]] = arith.constant 4 : i64
 // CHECK: call @tessera_rt_set_device_order(%[[ORDER]], %[[COUNT]]) : (!llvm.ptr, i64) -> ()
 // CHECK-NEXT: call @tessera_rt_all_reduce(
+
+// -----
+
+// A collective over a mesh with other axes over the runtime mesh's devices
+// (the 1-D view @flat of the 2x4 @mesh) names the runtime mesh's axes that
+// cover the same digits of a device's position: "z":(4)2 (comm's form: the
+// part above the minor 4) is "x", and "z":(1)4 is "y".
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+spmd.mesh @flat = <["z"=8]>
+
+// CHECK-DAG: llvm.mlir.global internal constant @{{__tessera_rt_array_[0-9]+}}(dense<[0, 1, 2]> : tensor<3xi64>)
+// CHECK-DAG: llvm.mlir.global internal constant @{{__tessera_rt_array_[0-9]+}}(dense<[1, 1, 4]> : tensor<3xi64>)
+// CHECK-DAG: llvm.mlir.global internal constant @{{__tessera_rt_array_[0-9]+}}(dense<[0, 1, 2, 1, 1, 4]> : tensor<6xi64>)
+// CHECK-LABEL: func.func @other_axes
+// SINGLE-LABEL: func.func @other_axes
+// SINGLE-NOT: tessera_rt_set_device_order
+func.func @other_axes(%arg0: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = comm.all_reduce sum %arg0 over @flat {"z":(4)2} : tensor<4x8xf32>
+  %1 = comm.all_reduce sum %arg0 over @flat {"z":(1)4} : tensor<4x8xf32>
+  %2 = comm.all_reduce sum %arg0 over @flat {"z"} : tensor<4x8xf32>
+  return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

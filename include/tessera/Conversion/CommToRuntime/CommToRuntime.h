@@ -67,8 +67,12 @@ public:
   /// axis, or an element type the runtime does not move. The patterns fail
   /// silently on such ops; run this first for the user's diagnostic.
   LogicalResult checkLowerable(comm::MeshAxesOpInterface op);
-  /// The group of `op` as (axis, pre-size, size) triples, or failure when
-  /// its mesh or one of its axes is unknown.
+  /// The group of `op` as (axis, pre-size, size) triples of the runtime's
+  /// mesh (the module's first mesh of the most devices), or failure when its
+  /// mesh or one of its axes is unknown. The axes of a mesh with other axes
+  /// over as many devices are the runtime mesh's that cover the same digits
+  /// of a device's position (spmd::translateCommAxisRefsToMesh); a mesh of
+  /// fewer devices names its axes by their own positions.
   FailureOr<SmallVector<int64_t>> getGroup(comm::MeshAxesOpInterface op);
   /// In a module whose meshes order the devices differently, a call that
   /// makes the runtime number the positions of `op`'s mesh with its order.
@@ -91,9 +95,11 @@ private:
   llvm::StringMap<LLVM::GlobalOp> arrays;
   llvm::StringMap<std::string> strings;
   unsigned stubs = 0;
-  /// Set if the module's meshes with this mesh's axes order the devices
+  /// Set if the module's meshes over this mesh's devices order them
   /// differently: then every call over one of them names its mesh's order.
   spmd::MeshAttr orderedMesh;
+  /// The mesh whose axes the runtime's groups name.
+  spmd::MeshAttr runtimeMesh;
 };
 
 /// Adds the patterns that lower each comm op (all_reduce, all_gather,
