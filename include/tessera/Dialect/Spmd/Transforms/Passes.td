@@ -328,7 +328,9 @@ def SpmdPropagatePass : Pass<"spmd-propagate", "ModuleOp"> {
       replicated) and is restored in round N (rounds in increasing order,
       each a full propagation), so lower priorities never take axes from
       higher ones. Priorities are dropped from the output.
-    - `conservative`: no sub-axes, and nothing along permutation factors.
+    - `conservative`: no sub-axes, and nothing along permutation factors or
+      need-replication factors an operand and a result share (sliced,
+      padded and concatenated dimensions), as in Shardy.
     - `debug-origins`: every sharded value gets `spmd.sharding_origins`, a
       dictionary from each of its axes (`a`, or `c:(1)4` for a sub-axis) to
       where it came from, named as Shardy's debug mode names them: `input:

@@ -116,6 +116,26 @@ static SmallVector<int64_t> getFactorList(OpShardingRuleAttr rule, int64_t t) {
   return factors;
 }
 
+/// Whether conservative propagation stops at `factor` of `rule`, as Shardy's
+/// conservative rules do: a permutation factor (a sliced or padded
+/// dimension), and a need-replication factor that an operand and a result
+/// share (a concatenated dimension, a strided slice's dimension), whose
+/// sharding would have to move data. Need-replication factors of one side
+/// only (a gather's collapsed dimension) still propagate, as in Shardy.
+static bool isConservativelyBlocked(OpShardingRuleAttr rule, int64_t factor) {
+  if (rule.isPermutation(factor))
+    return true;
+  if (!rule.isNeedReplication(factor))
+    return false;
+  auto has = [&](TensorMappingAttr mapping) {
+    return llvm::any_of(mapping.getDimMappings(), [&](DimMappingAttr dim) {
+      return llvm::is_contained(dim.getFactorIndices(), factor);
+    });
+  };
+  return llvm::any_of(rule.getOperandMappings(), has) &&
+         llvm::any_of(rule.getResultMappings(), has);
+}
+
 /// Whether tensor `t` of `rule` has a dimension of several factors.
 static bool hasCompoundDims(OpShardingRuleAttr rule, int64_t t) {
   return llvm::any_of(
@@ -495,7 +515,8 @@ bool Propagation::propagateTensors(
   ArrayRef<TensorShardingAttr> resultShardings =
       ArrayRef(shardings).drop_front(operands.size());
   auto localDirection = [&](int64_t factor) {
-    if (rule.isBlocked(factor) || (conservative && rule.isPermutation(factor)))
+    if (rule.isBlocked(factor) ||
+        (conservative && isConservativelyBlocked(rule, factor)))
       return PropagationDirection::NONE;
     return direction(factor);
   };
