@@ -21,9 +21,10 @@ DIM_SIZES = [1, 2, 2, 3, 4, 4, 4, 5, 6, 8, 8]
 
 
 class Gen:
-    def __init__(self, rng, max_ops, side):
+    def __init__(self, rng, max_ops, side, extra):
         self.rng = rng
         self.side = side
+        self.extra = extra
         self.max_ops = max_ops
         self.nv = 0
         self.prog = None
@@ -447,13 +448,102 @@ class Gen:
                 self.prog['run_mesh'] = [r.choice([1, 2, 3, 4, 8])]
             else:
                 self.prog['run_mesh'] = list(r.choice(MESH_2D))
+        self.add_calls()
+        self.add_view()
         infer(self.prog)  # the generator's own invariant
         return self.prog
+
+    # Calls and the 1-D view mesh, drawn from their own stream after the
+    # rest, so that a seed's programs keep what they had before these.
+    def add_calls(self):
+        x = self.extra
+        if x.random() >= 0.25:
+            return
+        v = x.choice(self.pool)
+        shape = self.shape[v]
+        f32 = self.prog['dtype'] == 'f32'
+        fn = x.choice(['tanh', 'sin']) if f32 else 'absi'
+        # The same function on a second value of the shape, often sharded
+        # otherwise (a new argument with its own sharding).
+        others = [w for w in self.pool if w != v and self.shape[w] == shape]
+        if others and x.random() < 0.5:
+            w = x.choice(others)
+        else:
+            saved = self.rng
+            self.rng = x
+            w = self.new_arg(shape)
+            self.rng = saved
+        for operand in [v, w] + ([v] if x.random() < 0.3 else []):
+            if f32 and self.bound[operand] > 50:
+                continue
+            op = self.add_op('call', [operand], {'fn': fn}, shape,
+                             self.bound[operand] + 1.0)
+            self.pool.append(op['name'])
+            self.prog['results'].append(op['name'])
+            self.prog['result_shardings'].append(None)
+
+    def view_sharding(self, shape):
+        """A sharding on @view: one dimension over a piece of "v" that is an
+        axis or sub-axis of @mesh spelled in the view's digits (so the
+        runtime's mesh can spell it back)."""
+        x = self.extra
+        axes = self.prog['mesh']['axes']
+        n = prod(s for _, s in axes)
+        stride = {}
+        below = 1
+        for name, size in reversed(axes):
+            stride[name] = below
+            below *= size
+        pieces = []
+        for name, size in axes:
+            if size == 1:
+                continue
+            pieces.append((stride[name], size))
+            for split in SPLITS.get(size, []):
+                for pre, sz in split:
+                    pieces.append((stride[name] * (size // (pre * sz)), sz))
+        if len(axes) == 2 and all(size > 1 for _, size in axes):
+            pieces.append((1, n))
+        if not pieces or not shape:
+            return None
+        lo, size = x.choice(pieces)
+        d = x.randrange(len(shape))
+        if shape[d] % size and x.random() < 0.7:
+            return None
+        ref = ['v', None, size] if size == n else ['v', n // (lo * size), size]
+        dims = [{'axes': [], 'open': x.random() < 0.3, 'prio': None} for _ in shape]
+        dims[d]['axes'] = [ref]
+        return {'dims': dims, 'replicated': [], 'on_view': True}
+
+    def add_view(self):
+        x = self.extra
+        mesh = self.prog['mesh']
+        n = prod(s for _, s in mesh['axes'])
+        if n == 1 or mesh.get('other_ids') or x.random() >= 0.2:
+            return
+        run = self.prog['run_mesh']
+        if run and prod(run) != n:
+            return
+        mesh['view'] = True
+        for a in self.prog['args']:
+            if x.random() < 0.5:
+                a['sharding'] = self.view_sharding(a['shape']) or a['sharding']
+        for i, v in enumerate(self.prog['results']):
+            if x.random() < 0.3:
+                s = self.view_sharding(self.shape[v])
+                if s:
+                    self.prog['result_shardings'][i] = s
+        if not any(s and s.get('on_view') for s in
+                   [a['sharding'] for a in self.prog['args']] +
+                   self.prog['result_shardings']):
+            mesh['view'] = False
 
 
 def generate(seed, index, max_ops):
     rng = random.Random('%d:%d' % (seed, index))
     # The second mesh's choices come from their own stream, so that a seed
-    # keeps generating the programs it did before they existed.
+    # keeps generating the programs it did before they existed; calls and
+    # the 1-D view mesh from a third.
     side = random.Random('%d:%d:other' % (seed, index))
-    return Gen(rng, max_ops, side).generate()
+    extra = random.Random('%d:%d:calls-view' % (seed, index))
+    return Gen(rng, max_ops, side, extra).generate()

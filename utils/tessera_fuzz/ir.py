@@ -11,7 +11,9 @@ import collections
 # A program is a dict (deep-copied by the shrinker):
 #   mesh:      {'axes': [[name, size], ...], 'device_ids': [...] or None,
 #               'other_ids': [...] or None (a second mesh @other: the same
-#               axes, another device order)}
+#               axes, another device order),
+#               'view': bool (a mesh @view = <["v"=N]>: the 1-D view of
+#               the same N devices, other axes)}
 #   run_mesh:  [size per axis] passed as --mesh (None: the declared sizes)
 #   dtype:     'f32' or 'i32' (one element type per program)
 #   args:      [{'name': 'a0', 'shape': [..], 'sharding': S or None}]
@@ -23,7 +25,11 @@ import collections
 #         'iter': 'i3', 'yield': name.
 # A sharding S: {'dims': [{'axes': [[name, pre, size]], 'open': bool,
 #                          'prio': int or None}], 'replicated': [names],
-#                'on_other': bool (results only: on @other)}
+#                'on_other': bool (results only: on @other),
+#                'on_view': bool (on @view, whose one axis is "v")}
+# An op of kind 'call' calls @<p['fn']>_<shape>, a private function of one
+# elementwise step (ir.callee_name), so that calls of one function may get
+# operands sharded differently.
 # (pre is None for a full axis).
 # ----------------------------------------------------------------------------
 
@@ -48,6 +54,11 @@ F32_UNARY = {'negf': 'arith.negf', 'absf': 'math.absf', 'tanh': 'math.tanh',
 I32_UNARY = {'absi': 'math.absi'}
 F32_BINARY = ['addf', 'subf', 'mulf', 'maximumf', 'minimumf']
 I32_BINARY = ['addi', 'subi', 'muli', 'maxsi', 'minsi', 'xori']
+
+
+def callee_name(op, shape, dtype):
+    """The function a 'call' op calls: one per step and operand type."""
+    return '%s_%s' % (op['p']['fn'], 'x'.join([str(n) for n in shape] + [dtype]))
 
 
 def walk_ops(ops):
@@ -87,7 +98,7 @@ def infer_op(op, env, repair):
         if o not in env:
             raise Invalid('%s uses %s out of scope' % (op['name'], o))
     shapes = [env[o] for o in op['operands']]
-    if k in ('unary', 'scale', 'constraint'):
+    if k in ('unary', 'scale', 'constraint', 'call'):
         if len(shapes) != 1:
             raise Invalid('arity')
         if k == 'constraint' and len(p['sharding']['dims']) != len(shapes[0]):
@@ -242,18 +253,28 @@ def infer(prog, repair=False):
     if len(prog['result_shardings']) != len(prog['results']):
         raise Invalid('result shardings')
     mesh_sizes = dict(prog['mesh']['axes'])
+    view_sizes = {'v': prod(mesh_sizes.values())}
+
+    def check(s, rank, sizes=mesh_sizes):
+        if s is not None and s.get('on_view'):
+            if not prog['mesh'].get('view'):
+                raise Invalid('no view mesh')
+            sizes = view_sizes
+        check_sharding(s, rank, sizes)
     for a in prog['args']:
-        check_sharding(a['sharding'], len(a['shape']), mesh_sizes)
+        check(a['sharding'], len(a['shape']))
     for r, s in zip(prog['results'], prog['result_shardings']):
-        check_sharding(s, len(types[r]), mesh_sizes)
+        check(s, len(types[r]))
     for op in walk_ops(prog['ops']):
-        check_sharding(op.get('sharding'), len(types[op['name']]), mesh_sizes)
+        check(op.get('sharding'), len(types[op['name']]))
         if op['kind'] == 'constraint':
-            check_sharding(op['p']['sharding'], len(types[op['name']]), mesh_sizes)
+            check(op['p']['sharding'], len(types[op['name']]))
     if prog.get('run_mesh'):
         run_sizes = {n: s for (n, _), s in zip(prog['mesh']['axes'], prog['run_mesh'])}
+        if prog['mesh'].get('view') and prod(run_sizes.values()) != view_sizes['v']:
+            raise Invalid('run mesh changes the view')
         for s in all_shardings(prog):
-            check_sharding(s, len(s['dims']), run_sizes)
+            check(s, len(s['dims']), run_sizes)
     return types
 
 

@@ -1,7 +1,7 @@
 """Printing a program as MLIR text (the spmd, func, arith, math, linalg,
 tensor and scf dialects)."""
 
-from .ir import F32_UNARY, I32_UNARY, infer
+from .ir import F32_UNARY, I32_UNARY, callee_name, infer, prod, walk_ops
 
 
 def ttype(shape, dtype):
@@ -23,8 +23,8 @@ def render_sharding_body(s):
         if d['prio'] is not None:
             txt += 'p%d' % d['prio']
         dims.append(txt)
-    txt = '@%s, [%s]' % ('other' if s.get('on_other') else 'mesh',
-                         ', '.join(dims))
+    mesh = 'other' if s.get('on_other') else 'view' if s.get('on_view') else 'mesh'
+    txt = '@%s, [%s]' % (mesh, ', '.join(dims))
     if s['replicated']:
         txt += ', replicated={%s}' % ', '.join('"%s"' % r for r in s['replicated'])
     return txt
@@ -44,6 +44,8 @@ def render_mesh(mesh):
         txt += '\nspmd.mesh @other = <[%s], device_ids=[%s]>' % (
             ', '.join('"%s"=%d' % (n, s) for n, s in mesh['axes']),
             ', '.join(map(str, mesh['other_ids'])))
+    if mesh.get('view'):
+        txt += '\nspmd.mesh @view = <["v"=%d]>' % prod(s for _, s in mesh['axes'])
     return txt
 
 
@@ -74,7 +76,32 @@ def render(prog, header=()):
         ', '.join('%' + r for r in prog['results']),
         ', '.join(ttype(env[r], dt) for r in prog['results'])))
     lines.append('}')
+    render_callees(prog, env, dt, lines)
     return '\n'.join(lines) + '\n'
+
+
+# The callees of 'call' ops: one elementwise step (bounded for f32).
+CALLEE_STEPS = {'tanh': ('math.tanh', 'arith.mulf'), 'sin': ('math.sin', 'arith.addf'),
+                'absi': ('math.absi', 'arith.addi')}
+
+
+def render_callees(prog, env, dt, lines):
+    done = set()
+    for op in walk_ops(prog['ops']):
+        if op['kind'] != 'call':
+            continue
+        shape = env[op['operands'][0]]
+        name = callee_name(op, shape, dt)
+        if name in done:
+            continue
+        done.add(name)
+        T = ttype(shape, dt)
+        fn, comb = CALLEE_STEPS[op['p']['fn']]
+        lines.append('func.func private @%s(%%x: %s) -> %s {' % (name, T, T))
+        lines.append('  %%0 = %s %%x : %s' % (fn, T))
+        lines.append('  %%1 = %s %%0, %%x : %s' % (comb, T))
+        lines.append('  return %%1 : %s' % T)
+        lines.append('}')
 
 
 def render_block(ops, env, dt, lines, ind):
@@ -268,6 +295,9 @@ def render_op(op, env, dt, lines, ind):
         emit('^bb0(%s):' % ', '.join('%%p%d: index' % i for i in range(len(env[n]))))
         emit('  tensor.yield %%%s_c : %s' % (n, dt))
         emit('} : %s to %s' % (ots[0], T))
+    elif k == 'call':
+        emit('%%%s = func.call @%s(%s)%s : (%s) -> %s'
+             % (n, callee_name(op, env[op['operands'][0]], dt), ops[0], attr, ots[0], T))
     elif k == 'constraint':
         emit('%%%s = spmd.sharding_constraint %s <%s> : %s'
              % (n, ops[0], render_sharding_body(p['sharding']), T))

@@ -306,6 +306,10 @@ def candidates(prog, env):
         c = copy.deepcopy(prog)
         drop_other_mesh(c)
         yield c
+    if prog['mesh'].get('view'):
+        c = copy.deepcopy(prog)
+        drop_view_mesh(c)
+        yield c
     if prog['mesh']['device_ids']:
         c = copy.deepcopy(prog)
         c['mesh']['device_ids'] = None
@@ -319,6 +323,7 @@ def candidates(prog, env):
                 del c['run_mesh'][ai]
             c['mesh']['device_ids'] = None
             drop_other_mesh(c)
+            drop_view_mesh(c)
             drop_axis_refs(c, name, 0)
             yield c
         for new in sorted({1, size // 2, size - 1}):
@@ -327,6 +332,7 @@ def candidates(prog, env):
                 c['mesh']['axes'][ai][1] = new
                 c['mesh']['device_ids'] = None
                 drop_other_mesh(c)
+                drop_view_mesh(c)
                 drop_axis_refs(c, name, new)
                 yield c
     # 7. Dimensions: one size everywhere, then single argument dims.
@@ -352,6 +358,16 @@ def drop_other_mesh(prog):
     for s in prog['result_shardings']:
         if s:
             s.pop('on_other', None)
+
+
+def drop_view_mesh(prog):
+    """Removes the 1-D view mesh and the shardings on it."""
+    prog['mesh']['view'] = False
+    for a in prog['args']:
+        if a['sharding'] and a['sharding'].get('on_view'):
+            a['sharding'] = None
+    prog['result_shardings'] = [
+        None if s and s.get('on_view') else s for s in prog['result_shardings']]
 
 
 def drop_axis_refs(prog, name, new_size):
