@@ -34,7 +34,7 @@ func.func @mlp(%x: tensor<64x128xf32>, %w0: tensor<128x512xf32>, %w1: tensor<512
 // CHECK: remark: auto-partition: plan: step {{.*}} (compute {{.*}}, communication 0.0 us), collective bytes 0 B, peak 808.0 KiB per device
 // CHECK: remark: auto-partition: data parallel on "model": step {{.*}}, collective bytes 0 B, peak 872.0 KiB per device
 // CHECK: remark: auto-partition: replicated: step {{.*}}, collective bytes 0 B, peak 1.1 MiB per device
-// CHECK: remark: auto-partition: 5 nodes and 4 edges, coarsened to 2 nodes and 1 edges; ILP of {{[0-9]+}} variables and {{[0-9]+}} constraints solved in {{.*}}
+// CHECK: remark: auto-partition: 5 nodes and 4 edges, coarsened to 2 nodes and 1 edges, reduced to 1 nodes and 0 edges; 1 ILP of {{[0-9]+}} variables and {{[0-9]+}} constraints solved in {{.*}}
 
 // LIMIT: remark: auto-partition: argument #0: [{"data"}, {}], memory 16.0 KiB
 // LIMIT: remark: auto-partition: argument #1: [{}, {"model"}], memory 64.0 KiB

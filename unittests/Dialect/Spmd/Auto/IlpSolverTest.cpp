@@ -39,7 +39,28 @@ TEST(IlpSolverTest, PicksTheCheapestConsistentPlan) {
   ASSERT_EQ(result.status, IlpStatus::Optimal);
   // (1, 1) costs 4, (0, 0) 5, (1, 0) 12.
   EXPECT_EQ(result.choice, (std::vector<unsigned>{1, 1}));
-  EXPECT_GT(result.numVariables, 4u);
+  // Node 1 is eliminated into node 0 before the ILP.
+  EXPECT_EQ(result.numNodes, 1u);
+  EXPECT_EQ(result.numEdges, 0u);
+  EXPECT_EQ(result.numPrograms, 1u);
+}
+
+TEST(IlpSolverTest, EdgeVariablesPerClassOfEqualCosts) {
+  // K4 (no node of degree below 3, so nothing is eliminated) with three
+  // strategies per node, the last two equal on every edge: per edge, two
+  // classes per end, four edge variables.
+  PlanGraph graph;
+  for (int n = 0; n < 4; ++n)
+    graph.nodes.push_back({{cost(1), cost(2), cost(2)}});
+  for (unsigned a = 0; a < 4; ++a)
+    for (unsigned b = a + 1; b < 4; ++b)
+      graph.edges.push_back(edge(a, b, {0, 3, 3, 3, 0, 0, 3, 0, 0}));
+  IlpResult result = solveMinimumTime(graph, {});
+  ASSERT_EQ(result.status, IlpStatus::Optimal);
+  EXPECT_EQ(result.choice, (std::vector<unsigned>{0, 0, 0, 0}));
+  EXPECT_EQ(result.numNodes, 4u);
+  EXPECT_EQ(result.numEdges, 6u);
+  EXPECT_EQ(result.numVariables, 4u * 3 + 6u * 4);
 }
 
 TEST(IlpSolverTest, MemoryLimit) {
@@ -72,12 +93,19 @@ TEST(IlpSolverTest, TieBreaksOnCollectiveBytes) {
 }
 
 TEST(IlpSolverTest, OneStrategyEndsFoldIntoTheOther) {
+  // Strategy 1 of node 1 avoids the reshard but is too big for the limit,
+  // so the whole graph is one program (the plan without the limit does
+  // not fit).
   PlanGraph graph;
-  graph.nodes = {{{cost(0)}}, {{cost(1), cost(1)}}};
+  graph.nodes = {{{cost(0)}}, {{cost(1), cost(1, 100)}}};
   graph.edges = {edge(0, 1, {5, 0})};
-  IlpResult result = solveMinimumTime(graph, {});
-  EXPECT_EQ(result.choice, (std::vector<unsigned>{0, 1}));
-  // Two node columns, one strategy column, the persistent column.
+  EXPECT_EQ(solveMinimumTime(graph, {}).choice, (std::vector<unsigned>{0, 1}));
+  IlpOptions limited;
+  limited.memoryLimit = 50;
+  IlpResult result = solveMinimumTime(graph, limited);
+  EXPECT_EQ(result.choice, (std::vector<unsigned>{0, 0}));
+  // Three node columns (the edge folds into node 1's), the persistent
+  // column.
   EXPECT_EQ(result.numVariables, 4u);
 }
 

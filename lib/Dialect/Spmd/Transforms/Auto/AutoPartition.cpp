@@ -481,9 +481,12 @@ void FunctionPlanner::printReport(ArrayRef<unsigned> choice,
   emitRemark(func.getLoc())
       << "auto-partition: " << graph.nodes.size() << " nodes and "
       << graph.edges.size() << " edges, coarsened to " << solved.nodes.size()
-      << " nodes and " << solved.edges.size() << " edges; ILP of "
-      << result.numVariables << " variables and " << result.numConstraints
-      << " constraints solved in " << formatSeconds(seconds);
+      << " nodes and " << solved.edges.size() << " edges, reduced to "
+      << result.numNodes << " nodes and " << result.numEdges << " edges; "
+      << result.numPrograms << " ILP" << (result.numPrograms == 1 ? "" : "s")
+      << " of " << result.numVariables << " variables and "
+      << result.numConstraints << " constraints solved in "
+      << formatSeconds(seconds);
 }
 
 LogicalResult FunctionPlanner::solveAndApply(const IlpOptions &options,

@@ -15,10 +15,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "IlpSolver.h"
+#include "Reduce.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include <coin/Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -131,37 +135,50 @@ struct Formulation {
   Program program;
   /// Per node: the column of its first strategy (strategies consecutive).
   std::vector<unsigned> firstColumn;
-  /// The persistent-bytes column.
+  /// The persistent-bytes column (with a memory graph).
   unsigned persistent = 0;
 };
 
-/// Builds the node and edge variables, with objective weights `timeWeight`
-/// on time and the tie-breakers.
-Formulation formulate(const PlanGraph &graph, double timeWeight) {
-  Formulation f;
-  Program &p = f.program;
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    f.firstColumn.push_back(p.getNumColumns());
-    std::vector<std::pair<unsigned, double>> one;
-    for (const StrategyCost &cost : graph.nodes[n].strategies) {
-      double objective = timeWeight * (cost.compute + cost.comm) +
-                         kCommByteWeight * cost.commBytes +
-                         kPersistentByteWeight * cost.persistentBytes;
-      one.emplace_back(p.addColumn(0, 1, objective, /*integer=*/true), 1.0);
-    }
-    p.addRow(one, 1, 1);
+/// The objective weights of `graph`: `timeWeight` on time and the
+/// tie-breakers.
+WeightedGraph weigh(const PlanGraph &graph, double timeWeight) {
+  WeightedGraph w;
+  for (const PlanNode &node : graph.nodes) {
+    std::vector<double> &weights = w.nodes.emplace_back();
+    for (const StrategyCost &cost : node.strategies)
+      weights.push_back(timeWeight * (cost.compute + cost.comm) +
+                        kCommByteWeight * cost.commBytes +
+                        kPersistentByteWeight * cost.persistentBytes);
   }
   for (const PlanEdge &edge : graph.edges) {
-    unsigned numFrom = graph.getNumStrategies(edge.from);
-    unsigned numTo = graph.getNumStrategies(edge.to);
-    auto weight = [&](size_t index) {
-      return timeWeight * edge.time[index] +
-             kCommByteWeight * edge.bytes[index];
-    };
-    bool zero = std::all_of(edge.time.begin(), edge.time.end(),
-                            [](double t) { return t == 0; }) &&
-                std::all_of(edge.bytes.begin(), edge.bytes.end(),
-                            [](double b) { return b == 0; });
+    WeightedGraph::Edge &weighted = w.edges.emplace_back();
+    weighted.from = edge.from;
+    weighted.to = edge.to;
+    for (size_t i = 0; i < edge.time.size(); ++i)
+      weighted.weights.push_back(timeWeight * edge.time[i] +
+                                 kCommByteWeight * edge.bytes[i]);
+  }
+  return w;
+}
+
+/// Builds the node and edge variables of `graph`; with `memory` (the same
+/// graph's bytes), the persistent-bytes column too.
+Formulation formulate(const WeightedGraph &graph, const PlanGraph *memory) {
+  Formulation f;
+  Program &p = f.program;
+  for (const std::vector<double> &weights : graph.nodes) {
+    f.firstColumn.push_back(p.getNumColumns());
+    std::vector<std::pair<unsigned, double>> one;
+    for (double objective : weights)
+      one.emplace_back(p.addColumn(0, 1, objective, /*integer=*/true), 1.0);
+    p.addRow(one, 1, 1);
+  }
+  for (const WeightedGraph::Edge &edge : graph.edges) {
+    unsigned numFrom = graph.nodes[edge.from].size();
+    unsigned numTo = graph.nodes[edge.to].size();
+    auto weight = [&](size_t index) { return edge.weights[index]; };
+    bool zero = std::all_of(edge.weights.begin(), edge.weights.end(),
+                            [](double w) { return w == 0; });
     if (zero)
       continue;
     // Strategies whose rows (columns) of costs are equal need no variables
@@ -230,12 +247,14 @@ Formulation formulate(const PlanGraph &graph, double timeWeight) {
       p.addRow(terms, 0, 0);
     }
   }
+  if (!memory)
+    return f;
   // P = the persistent bytes of the chosen strategies.
   f.persistent = p.addColumn(0, kInfinity, 0, /*integer=*/false);
   std::vector<std::pair<unsigned, double>> terms = {{f.persistent, 1.0}};
-  for (size_t n = 0; n < graph.nodes.size(); ++n)
-    for (size_t k = 0; k < graph.nodes[n].strategies.size(); ++k)
-      if (double bytes = graph.nodes[n].strategies[k].persistentBytes)
+  for (size_t n = 0; n < memory->nodes.size(); ++n)
+    for (size_t k = 0; k < memory->nodes[n].strategies.size(); ++k)
+      if (double bytes = memory->nodes[n].strategies[k].persistentBytes)
         terms.emplace_back(f.firstColumn[n] + k, -bytes);
   p.addRow(terms, 0, 0);
   return f;
@@ -251,18 +270,23 @@ workTerms(const PlanGraph &graph, const Formulation &f, size_t n) {
   return terms;
 }
 
-IlpResult finish(const PlanGraph &graph, Formulation &f,
+/// Solves `f` (the program of `graph`) with `options`; fills `result`'s
+/// status, sizes and choice.
+IlpResult finish(const WeightedGraph &graph, Formulation &f,
                  const IlpOptions &options) {
   IlpResult result;
   result.numVariables = f.program.getNumColumns();
   result.numConstraints = f.program.getNumRows();
+  result.numNodes = graph.nodes.size();
+  result.numEdges = graph.edges.size();
+  result.numPrograms = 1;
   std::vector<double> solution;
   result.status = f.program.solve(options, solution);
   if (solution.empty())
     return result;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     unsigned best = 0;
-    for (unsigned k = 1; k < graph.getNumStrategies(n); ++k)
+    for (unsigned k = 1; k < graph.nodes[n].size(); ++k)
       if (solution[f.firstColumn[n] + k] > solution[f.firstColumn[n] + best])
         best = k;
     result.choice.push_back(best);
@@ -270,24 +294,101 @@ IlpResult finish(const PlanGraph &graph, Formulation &f,
   return result;
 }
 
+/// The plan of least weight of `graph` without a memory constraint: the
+/// eliminations of Reduce.h, then one program per batch of connected
+/// components of the kernel (at least kBatchNodes nodes, except the last).
+IlpResult solveReduced(const WeightedGraph &graph, const IlpOptions &options) {
+  constexpr unsigned kBatchNodes = 256;
+  auto start = std::chrono::steady_clock::now();
+  Reduction reduction(graph);
+  const WeightedGraph &kernel = reduction.getKernel();
+  llvm::ArrayRef<unsigned> component = reduction.getComponents();
+  IlpResult result;
+  result.status = IlpStatus::Optimal;
+  result.numNodes = kernel.nodes.size();
+  result.numEdges = kernel.edges.size();
+  // The nodes and edges of each component, in order.
+  std::vector<std::vector<unsigned>> nodesOf(reduction.getNumComponents());
+  std::vector<std::vector<unsigned>> edgesOf(reduction.getNumComponents());
+  for (unsigned n = 0; n < kernel.nodes.size(); ++n)
+    nodesOf[component[n]].push_back(n);
+  for (unsigned e = 0; e < kernel.edges.size(); ++e)
+    edgesOf[component[kernel.edges[e].from]].push_back(e);
+  std::vector<unsigned> kernelChoice(kernel.nodes.size(), 0);
+  std::vector<unsigned> local(kernel.nodes.size(), 0);
+  WeightedGraph batch;
+  std::vector<unsigned> batchNodes;
+  auto flush = [&]() {
+    if (batchNodes.empty())
+      return;
+    IlpOptions remaining = options;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    remaining.timeLimit = std::max(0.0, options.timeLimit - elapsed);
+    Formulation f = formulate(batch, /*memory=*/nullptr);
+    IlpResult part = finish(batch, f, remaining);
+    result.numVariables += part.numVariables;
+    result.numConstraints += part.numConstraints;
+    ++result.numPrograms;
+    if (part.status == IlpStatus::NoSolution)
+      result.status = IlpStatus::NoSolution;
+    else if (part.status == IlpStatus::Incumbent &&
+             result.status == IlpStatus::Optimal)
+      result.status = IlpStatus::Incumbent;
+    for (auto [i, n] : llvm::enumerate(batchNodes))
+      kernelChoice[n] = part.choice.empty() ? 0 : part.choice[i];
+    batch = WeightedGraph();
+    batchNodes.clear();
+  };
+  for (unsigned c = 0; c < reduction.getNumComponents(); ++c) {
+    for (unsigned n : nodesOf[c]) {
+      local[n] = batch.nodes.size();
+      batch.nodes.push_back(kernel.nodes[n]);
+      batchNodes.push_back(n);
+    }
+    for (unsigned e : edgesOf[c]) {
+      WeightedGraph::Edge edge = kernel.edges[e];
+      edge.from = local[edge.from];
+      edge.to = local[edge.to];
+      batch.edges.push_back(std::move(edge));
+    }
+    if (batch.nodes.size() >= kBatchNodes)
+      flush();
+  }
+  flush();
+  if (result.status != IlpStatus::NoSolution)
+    result.choice = reduction.expand(kernelChoice);
+  return result;
+}
+
 } // namespace
 
 IlpResult solveMinimumTime(const PlanGraph &graph, const IlpOptions &options) {
-  Formulation f = formulate(graph, kTimeWeight);
-  if (options.memoryLimit) {
-    for (size_t n = 0; n < graph.nodes.size(); ++n) {
-      std::vector<std::pair<unsigned, double>> terms = workTerms(graph, f, n);
-      terms.emplace_back(f.persistent, 1.0);
-      f.program.addRow(terms, -kInfinity, *options.memoryLimit);
-    }
+  if (!options.memoryLimit)
+    return solveReduced(weigh(graph, kTimeWeight), options);
+  // The best plan without the limit is the best plan with it when it fits.
+  IlpOptions unlimited = options;
+  unlimited.memoryLimit.reset();
+  IlpResult free = solveMinimumTime(graph, unlimited);
+  if (free.status == IlpStatus::Optimal &&
+      evaluatePlan(graph, free.choice).getPeakBytes() <= *options.memoryLimit)
+    return free;
+  WeightedGraph weighted = weigh(graph, kTimeWeight);
+  Formulation f = formulate(weighted, &graph);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    std::vector<std::pair<unsigned, double>> terms = workTerms(graph, f, n);
+    terms.emplace_back(f.persistent, 1.0);
+    f.program.addRow(terms, -kInfinity, *options.memoryLimit);
   }
-  return finish(graph, f, options);
+  return finish(weighted, f, options);
 }
 
 IlpResult solveMinimumPeak(const PlanGraph &graph, const IlpOptions &options) {
   // Time only breaks ties: one nanosecond weighs as one millionth of a
   // byte.
-  Formulation f = formulate(graph, 1e9 * 1e-6 * 1e-9);
+  WeightedGraph weighted = weigh(graph, 1e9 * 1e-6 * 1e-9);
+  Formulation f = formulate(weighted, &graph);
   f.program.addObjective(f.persistent, 1.0);
   unsigned work = f.program.addColumn(0, kInfinity, 1.0, /*integer=*/false);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -297,7 +398,7 @@ IlpResult solveMinimumPeak(const PlanGraph &graph, const IlpOptions &options) {
     terms.emplace_back(work, 1.0);
     f.program.addRow(terms, 0, kInfinity);
   }
-  return finish(graph, f, options);
+  return finish(weighted, f, options);
 }
 
 } // namespace mlir::tessera::spmd::autopart

@@ -46,14 +46,22 @@ struct IlpResult {
   IlpStatus status = IlpStatus::NoSolution;
   /// A strategy per node (Optimal and Incumbent).
   std::vector<unsigned> choice;
-  /// The size of the program CBC solved.
+  /// The size of the graph CBC solved (after the eliminations of
+  /// Reduce.h, when there is no memory limit) and of its programs (one per
+  /// batch of connected components).
+  unsigned numNodes = 0;
+  unsigned numEdges = 0;
+  unsigned numPrograms = 0;
   unsigned numVariables = 0;
   unsigned numConstraints = 0;
 };
 
 /// The plan of least estimated step time whose peak fits
 /// `options.memoryLimit` (ties: fewer collective bytes, then fewer
-/// persistent bytes).
+/// persistent bytes). Without a limit, nodes of degree 1 and 2 are first
+/// eliminated exactly (Reduce.h) and each batch of connected components of
+/// what is left is its own program; with one, the plan without the limit
+/// is taken when it fits, else the whole graph is one program.
 IlpResult solveMinimumTime(const PlanGraph &graph, const IlpOptions &options);
 
 /// The plan of least estimated per-device peak (ties: less time); the
