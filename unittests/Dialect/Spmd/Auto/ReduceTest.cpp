@@ -26,31 +26,17 @@ double weightOf(const WeightedGraph &graph,
   return total;
 }
 
-/// The least weight of `graph`, by enumeration.
-double bruteForce(const WeightedGraph &graph) {
-  std::vector<unsigned> choice(graph.nodes.size(), 0);
-  double best = weightOf(graph, choice);
+/// A plan of least weight of `graph`, by enumeration.
+std::vector<unsigned> bestChoice(const WeightedGraph &graph) {
+  std::vector<unsigned> choice(graph.nodes.size(), 0), best = choice;
+  double bestWeight = weightOf(graph, choice);
   while (true) {
     size_t n = 0;
     while (n < choice.size() && ++choice[n] == graph.nodes[n].size())
       choice[n++] = 0;
     if (n == choice.size())
       return best;
-    best = std::min(best, weightOf(graph, choice));
-  }
-}
-
-/// The least weight of the kernel, by enumeration: the kernel choice.
-std::vector<unsigned> bestKernelChoice(const WeightedGraph &kernel) {
-  std::vector<unsigned> choice(kernel.nodes.size(), 0), best = choice;
-  double bestWeight = weightOf(kernel, choice);
-  while (true) {
-    size_t n = 0;
-    while (n < choice.size() && ++choice[n] == kernel.nodes[n].size())
-      choice[n++] = 0;
-    if (n == choice.size())
-      return best;
-    if (double w = weightOf(kernel, choice); w < bestWeight) {
+    if (double w = weightOf(graph, choice); w < bestWeight) {
       bestWeight = w;
       best = choice;
     }
@@ -77,7 +63,7 @@ TEST(ReduceTest, ChainBecomesOneNode) {
   EXPECT_TRUE(reduction.getKernel().edges.empty());
   EXPECT_EQ(reduction.getNumComponents(), 1u);
   std::vector<unsigned> choice =
-      reduction.expand(bestKernelChoice(reduction.getKernel()));
+      reduction.expand(bestChoice(reduction.getKernel()));
   EXPECT_EQ(choice, std::vector<unsigned>(50, 0));
 }
 
@@ -133,11 +119,12 @@ TEST(ReduceTest, ExactOnRandomGraphs) {
     }
     Reduction reduction(graph);
     std::vector<unsigned> choice =
-        reduction.expand(bestKernelChoice(reduction.getKernel()));
+        reduction.expand(bestChoice(reduction.getKernel()));
     ASSERT_EQ(choice.size(), numNodes);
     for (unsigned n = 0; n < numNodes; ++n)
       ASSERT_LT(choice[n], graph.nodes[n].size());
-    EXPECT_DOUBLE_EQ(weightOf(graph, choice), bruteForce(graph))
+    EXPECT_DOUBLE_EQ(weightOf(graph, choice),
+                     weightOf(graph, bestChoice(graph)))
         << "trial " << trial;
   }
 }
