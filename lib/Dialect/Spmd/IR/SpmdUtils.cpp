@@ -75,6 +75,12 @@ TensorShardingAttr mlir::tessera::spmd::getSharding(Value value) {
                   index);
 }
 
+bool mlir::tessera::spmd::hasOutSharding(OpResult result) {
+  return bool(getEntry(
+      result.getOwner()->getDiscardableAttr(SpmdDialect::kOutShardingAttrName),
+      result.getResultNumber()));
+}
+
 TensorShardingAttr mlir::tessera::spmd::getFuncResultSharding(Operation *op,
                                                               unsigned index) {
   auto func = dyn_cast_or_null<FunctionOpInterface>(op);

@@ -23,6 +23,10 @@ namespace mlir::tessera::spmd {
 ///   (`#spmd.sharding_per_value`), else of its `spmd.out_sharding`.
 TensorShardingAttr getSharding(Value value);
 
+/// Whether `result`'s op gives it an `spmd.out_sharding` (JAX's
+/// out_sharding=): the sharding the user asked for, which passes keep.
+bool hasOutSharding(OpResult result);
+
 /// The sharding of result `index` of a function (its `spmd.sharding`
 /// result attribute), or null.
 TensorShardingAttr getFuncResultSharding(Operation *funcOp, unsigned index);

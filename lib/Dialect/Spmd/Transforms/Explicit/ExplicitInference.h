@@ -136,6 +136,9 @@ private:
   /// Checks and returns a user-given `spmd.out_sharding` (JAX's
   /// out_sharding=), or std::nullopt if the op has none.
   FailureOr<std::optional<SmallVector<Spec>>> getOutSharding(Operation *op);
+  /// The shardings of `op`'s `spmd.out_sharding`, one per result (empty if
+  /// it has none).
+  static SmallVector<TensorShardingAttr> getOutShardingAttrs(Operation *op);
 
   /// The "illegally sharded result" check (JAX's unique-axis check).
   LogicalResult checkUniqueAxes(Operation *op, ValueRange inputs,

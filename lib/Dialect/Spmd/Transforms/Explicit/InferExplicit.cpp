@@ -248,6 +248,12 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
   FailureOr<std::optional<SmallVector<Spec>>> given = getOutSharding(op);
   if (failed(given))
     return failure();
+  // A user-given out_sharding is the result's type exactly: it is written
+  // as given (its closed or open dims too, on meshes with Auto axes), not
+  // rebuilt from its Explicit axes.
+  SmallVector<TensorShardingAttr> givenShardings;
+  if (*given)
+    givenShardings = getOutShardingAttrs(op);
   SmallVector<Spec> results;
   bool anyUnreducedInput = llvm::any_of(
       inputSpecs, [](const Spec &spec) { return !spec.unreduced.empty(); });
@@ -305,7 +311,11 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
     specs[result] = spec;
   if (!anyMesh)
     return success();
-  for (auto [result, spec] : llvm::zip_equal(op->getResults(), results)) {
+  for (auto [i, result, spec] : llvm::enumerate(op->getResults(), results)) {
+    if (i < givenShardings.size() && givenShardings[i]) {
+      shardings.push_back(givenShardings[i]);
+      continue;
+    }
     if (!spec.meshRef) {
       // A non-tensor result (or one left off the mesh) gets a replicated
       // sharding of the right rank on the common mesh.
@@ -357,17 +367,25 @@ LogicalResult ExplicitInference::checkUniqueAxes(Operation *op,
 // out_sharding
 //===----------------------------------------------------------------------===//
 
-FailureOr<std::optional<SmallVector<Spec>>>
-ExplicitInference::getOutSharding(Operation *op) {
+SmallVector<TensorShardingAttr>
+ExplicitInference::getOutShardingAttrs(Operation *op) {
   Attribute attr = op->getAttr(SpmdDialect::kOutShardingAttrName);
-  if (!attr)
-    return std::optional<SmallVector<Spec>>();
   SmallVector<TensorShardingAttr> given;
+  if (!attr)
+    return given;
   if (auto single = dyn_cast<TensorShardingAttr>(attr))
     given.push_back(single);
   else
     llvm::append_range(given,
                        cast<TensorShardingPerValueAttr>(attr).getShardings());
+  return given;
+}
+
+FailureOr<std::optional<SmallVector<Spec>>>
+ExplicitInference::getOutSharding(Operation *op) {
+  if (!op->getAttr(SpmdDialect::kOutShardingAttrName))
+    return std::optional<SmallVector<Spec>>();
+  SmallVector<TensorShardingAttr> given = getOutShardingAttrs(op);
   SmallVector<Spec> result;
   for (auto [sharding, value] : llvm::zip_equal(given, op->getResults())) {
     MeshAttr declared = sharding.getMesh(op, &symbolTables);

@@ -15,6 +15,7 @@
 #include "Propagation.h"
 
 #include "tessera/Dialect/Spmd/IR/SpmdDialect.h"
+#include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 
 namespace mlir::tessera::spmd::detail {
 
@@ -75,6 +76,11 @@ bool setSlotSharding(const Slot &slot, TensorShardingAttr sharding) {
       return true;
     }
   }
+  // A result the user gave an `spmd.out_sharding` (JAX's out_sharding=)
+  // keeps it: propagation reads it but never writes another sharding there.
+  if (auto result = dyn_cast<OpResult>(value))
+    if (hasOutSharding(result))
+      return false;
   return succeeded(setSharding(value, sharding));
 }
 
