@@ -760,7 +760,7 @@ static void dropSubAxesOf(ModuleOp module, const llvm::StringSet<> &axes) {
         return spmd::TensorShardingAttr::get(
             ctx, sharding.getMeshOrRef(), dims,
             filter(sharding.getReplicatedAxes()), unreduced,
-            sharding.getUnreducedKind());
+            sharding.getUnreducedKind(), filter(sharding.getReducedAxes()));
       });
   replacer.addReplacement(
       [&](spmd::AxisRefListAttr list) -> std::optional<Attribute> {

@@ -200,7 +200,7 @@ TEST_F(ArtifactTest, MetadataRoundTripsThroughJson) {
   m.dialectVersions["spmd"] = 7;
   EXPECT_EQ(message(parseMetadataJson(metadataToJson(m)).takeError()),
             "the artifact's 'spmd' dialect bytecode version 7 is newer than "
-            "this build of Tessera reads (versions 1 to 1)");
+            "this build of Tessera reads (versions 1 to 2)");
 }
 
 /// The compression level is bounded, and the header's Tessera version fits.

@@ -52,9 +52,9 @@ static TensorShardingAttr rebuild(TensorShardingAttr input,
     dims.push_back(
         DimensionShardingAttr::get(ctx, axes, dim.getIsClosed(), priority));
   }
-  return TensorShardingAttr::get(ctx, input.getMeshOrRef(), dims,
-                                 input.getReplicatedAxes(), unreduced,
-                                 unreduced.empty() ? ReductionKind::Sum : kind);
+  return TensorShardingAttr::get(
+      ctx, input.getMeshOrRef(), dims, input.getReplicatedAxes(), unreduced,
+      unreduced.empty() ? ReductionKind::Sum : kind, input.getReducedAxes());
 }
 
 /// Checks that there is one axis list per dimension of `input`.
@@ -384,9 +384,9 @@ mlir::tessera::spmd::inferReplicatedToUnreducedSharding(
   SmallVector<AxisRefAttr> replicated =
       getAxisSetDiff(input.getReplicatedAxes(), axes, mesh);
   MLIRContext *ctx = input.getContext();
-  return TensorShardingAttr::get(ctx, input.getMeshOrRef(),
-                                 input.getDimShardings(), replicated, unreduced,
-                                 ReductionKind::Sum);
+  return TensorShardingAttr::get(
+      ctx, input.getMeshOrRef(), input.getDimShardings(), replicated, unreduced,
+      ReductionKind::Sum, getAxisSetDiff(input.getReducedAxes(), axes, mesh));
 }
 
 //===----------------------------------------------------------------------===//
@@ -497,7 +497,7 @@ FailureOr<TensorShardingAttr> mlir::tessera::spmd::translateShardingToMesh(
     return failure();
   sortAndMergeAxes(*unreduced, to);
   return TensorShardingAttr::get(ctx, toRef, dims, {}, *unreduced,
-                                 input.getUnreducedKind());
+                                 input.getUnreducedKind(), {});
 }
 
 //===----------------------------------------------------------------------===//

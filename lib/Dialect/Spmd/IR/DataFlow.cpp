@@ -260,7 +260,9 @@ mlir::tessera::spmd::removeManualAxes(TensorShardingAttr global,
       llvm::make_filter_range(global.getUnreducedAxes(), isFree));
   return TensorShardingAttr::get(
       ctx, global.getMeshOrRef(), dims, replicated, unreduced,
-      unreduced.empty() ? ReductionKind::Sum : global.getUnreducedKind());
+      unreduced.empty() ? ReductionKind::Sum : global.getUnreducedKind(),
+      llvm::to_vector(
+          llvm::make_filter_range(global.getReducedAxes(), isFree)));
 }
 
 /// Sets entry `index` of the op's `spmd.sharding`, creating the attribute
@@ -329,7 +331,8 @@ LogicalResult mlir::tessera::spmd::setSharding(Value value,
           manual.getInShardings().getShardings());
       ins[index] = TensorShardingAttr::get(
           ctx, global.getMeshOrRef(), dims, global.getReplicatedAxes(),
-          global.getUnreducedAxes(), global.getUnreducedKind());
+          global.getUnreducedAxes(), global.getUnreducedKind(),
+          global.getReducedAxes());
       manual.setInShardingsAttr(TensorShardingPerValueAttr::get(ctx, ins));
       return success();
     }

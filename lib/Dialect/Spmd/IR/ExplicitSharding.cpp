@@ -86,7 +86,7 @@ TensorShardingAttr ExplicitRuleContext::toSharding(MLIRContext *ctx,
     dims.push_back(
         DimensionShardingAttr::get(ctx, axes, /*isClosed=*/!hasAuto));
   return TensorShardingAttr::get(ctx, spec.meshRef, dims, {}, spec.unreduced,
-                                 ReductionKind::Sum);
+                                 ReductionKind::Sum, spec.reduced);
 }
 
 std::string ExplicitRuleContext::typeString(Type type, const ExplicitSpec &spec,
@@ -118,7 +118,28 @@ std::string ExplicitRuleContext::tupleString(const ExplicitSpec &spec) {
 }
 
 std::string ExplicitRuleContext::partitionSpecString(const ExplicitSpec &spec) {
-  return "P" + tupleString(spec);
+  std::string s = "P" + tupleString(spec);
+  if (spec.unreduced.empty() && spec.reduced.empty())
+    return s;
+  // As JAX's repr: the entries, then `unreduced={...}` and `reduced={...}`.
+  s.pop_back();
+  if (s.back() == ',')
+    s += " ";
+  else if (!spec.dims.empty())
+    s += ", ";
+  auto set = [](StringRef name, ArrayRef<AxisRefAttr> axes) {
+    std::string text = name.str() + "={";
+    for (auto [i, ref] : llvm::enumerate(axes))
+      text += (i ? ", '" : "'") + ref.getName().str() + "'";
+    return text + "}";
+  };
+  if (!spec.unreduced.empty())
+    s += set("unreduced", spec.unreduced);
+  if (!spec.unreduced.empty() && !spec.reduced.empty())
+    s += ", ";
+  if (!spec.reduced.empty())
+    s += set("reduced", spec.reduced);
+  return s + ")";
 }
 
 std::string ExplicitRuleContext::frozensetString(ArrayRef<AxisRefAttr> axes) {

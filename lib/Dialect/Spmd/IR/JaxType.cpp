@@ -51,12 +51,13 @@ static unsigned countVisible(ArrayRef<AxisRefAttr> axes, MeshAttr mesh,
   });
 }
 
-/// The shown unreduced axes of `sharding`, in mesh order.
+/// The shown axes of `refs` (a sharding's unreduced or reduced axes), in
+/// mesh order.
 static SmallVector<AxisRefAttr, 4>
-getVisibleUnreduced(TensorShardingAttr sharding, MeshAttr mesh,
-                    const JaxTypeOptions &options) {
+getVisibleAxes(ArrayRef<AxisRefAttr> refs, MeshAttr mesh,
+               const JaxTypeOptions &options) {
   SmallVector<AxisRefAttr, 4> axes;
-  for (AxisRefAttr ref : sharding.getUnreducedAxes())
+  for (AxisRefAttr ref : refs)
     if (isJaxVisibleAxis(ref, mesh, options))
       axes.push_back(ref);
   // The verifier keeps the list in mesh order; sort only IR it has not seen.
@@ -66,6 +67,20 @@ getVisibleUnreduced(TensorShardingAttr sharding, MeshAttr mesh,
   if (mesh && !llvm::is_sorted(axes, less))
     llvm::sort(axes, less);
   return axes;
+}
+
+/// The shown unreduced axes of `sharding`, in mesh order.
+static SmallVector<AxisRefAttr, 4>
+getVisibleUnreduced(TensorShardingAttr sharding, MeshAttr mesh,
+                    const JaxTypeOptions &options) {
+  return getVisibleAxes(sharding.getUnreducedAxes(), mesh, options);
+}
+
+/// The shown reduced axes of `sharding`, in mesh order.
+static SmallVector<AxisRefAttr, 4>
+getVisibleReduced(TensorShardingAttr sharding, MeshAttr mesh,
+                  const JaxTypeOptions &options) {
+  return getVisibleAxes(sharding.getReducedAxes(), mesh, options);
 }
 
 //===----------------------------------------------------------------------===//
@@ -210,33 +225,50 @@ static void printDimAxes(llvm::raw_ostream &os, ArrayRef<AxisRefAttr> axes,
     os << ')';
 }
 
-/// Prints the `{U:x}` annotation, or nothing.
+/// Prints `x` or `(x,y)` for the axes of an annotation.
+static void printAnnotationAxes(llvm::raw_ostream &os,
+                                ArrayRef<AxisRefAttr> axes) {
+  if (axes.size() > 1)
+    os << '(';
+  llvm::interleave(
+      axes, os, [&](AxisRefAttr ref) { printAxisName(os, ref); }, ",");
+  if (axes.size() > 1)
+    os << ')';
+}
+
+/// Prints the `{U:x}`, `{R:y}` or `{U:x, R:y}` annotation, or nothing.
 static void printAnnotation(llvm::raw_ostream &os, TensorShardingAttr sharding,
                             MeshAttr mesh, const JaxTypeOptions &options) {
-  if (sharding.getUnreducedAxes().empty())
+  if (sharding.getUnreducedAxes().empty() && sharding.getReducedAxes().empty())
     return;
   SmallVector<AxisRefAttr, 4> unreduced =
       getVisibleUnreduced(sharding, mesh, options);
-  if (unreduced.empty())
+  SmallVector<AxisRefAttr, 4> reduced =
+      getVisibleReduced(sharding, mesh, options);
+  if (unreduced.empty() && reduced.empty())
     return;
-  os << "{U";
-  switch (sharding.getUnreducedKind()) {
-  case ReductionKind::Sum:
-    break;
-  case ReductionKind::Max:
-    os << "_max";
-    break;
-  case ReductionKind::Min:
-    os << "_min";
-    break;
+  os << '{';
+  if (!unreduced.empty()) {
+    os << 'U';
+    switch (sharding.getUnreducedKind()) {
+    case ReductionKind::Sum:
+      break;
+    case ReductionKind::Max:
+      os << "_max";
+      break;
+    case ReductionKind::Min:
+      os << "_min";
+      break;
+    }
+    os << ':';
+    printAnnotationAxes(os, unreduced);
+    if (!reduced.empty())
+      os << ", ";
   }
-  os << ':';
-  if (unreduced.size() > 1)
-    os << '(';
-  llvm::interleave(
-      unreduced, os, [&](AxisRefAttr ref) { printAxisName(os, ref); }, ",");
-  if (unreduced.size() > 1)
-    os << ')';
+  if (!reduced.empty()) {
+    os << "R:";
+    printAnnotationAxes(os, reduced);
+  }
   os << '}';
 }
 
@@ -387,9 +419,11 @@ void mlir::tessera::spmd::printPartitionSpec(llvm::raw_ostream &os,
                                              const JaxTypeOptions &options) {
   SmallVector<AxisRefAttr, 4> unreduced =
       getVisibleUnreduced(sharding, mesh, options);
+  SmallVector<AxisRefAttr, 4> reduced =
+      getVisibleReduced(sharding, mesh, options);
   os << "P(";
   printPartitionEntries(os, sharding, mesh, options);
-  if (unreduced.empty()) {
+  if (unreduced.empty() && reduced.empty()) {
     // Python's repr of a 1-tuple keeps its trailing comma: `P('x',)`.
     if (sharding.getRank() == 1)
       os << ',';
@@ -398,11 +432,19 @@ void mlir::tessera::spmd::printPartitionSpec(llvm::raw_ostream &os,
   }
   if (sharding.getRank() != 0)
     os << ", ";
-  os << "unreduced={";
-  llvm::interleave(
-      unreduced, os, [&](AxisRefAttr ref) { printAxisRepr(os, ref); }, ", ");
-  os << '}';
-  if (sharding.getUnreducedKind() != ReductionKind::Sum)
+  auto printSet = [&](StringRef name, ArrayRef<AxisRefAttr> axes) {
+    os << name << "={";
+    llvm::interleave(
+        axes, os, [&](AxisRefAttr ref) { printAxisRepr(os, ref); }, ", ");
+    os << '}';
+  };
+  if (!unreduced.empty())
+    printSet("unreduced", unreduced);
+  if (!unreduced.empty() && !reduced.empty())
+    os << ", ";
+  if (!reduced.empty())
+    printSet("reduced", reduced);
+  if (!unreduced.empty() && sharding.getUnreducedKind() != ReductionKind::Sum)
     os << ", unreduced_kind="
        << stringifyReductionKind(sharding.getUnreducedKind());
   os << ')';

@@ -840,10 +840,10 @@ static Attribute parseTensorShardingBody(AsmParser &parser) {
                      "`::llvm::ArrayRef<DimensionShardingAttr>`");
     return {};
   }
-  // `replicated=` and `unreduced=` lists, each at most once and in either
-  // order (printed replicated first); `unreduced` takes an optional kind
+  // `replicated=`, `unreduced=` and `reduced=` lists, each at most once and
+  // in any order (printed in that order); `unreduced` takes an optional kind
   // (`unreduced=max{...}`).
-  SmallVector<AxisRefAttr> replicated, unreduced;
+  SmallVector<AxisRefAttr> replicated, unreduced, reduced;
   ReductionKind kind = ReductionKind::Sum;
   auto failParam = [&](StringRef param) {
     parser.emitError(parser.getCurrentLocation(),
@@ -874,6 +874,10 @@ static Attribute parseTensorShardingBody(AsmParser &parser) {
       }
       if (parseAxisRefBraces(parser, unreduced))
         return failParam("unreduced_axes");
+    } else if (reduced.empty() &&
+               succeeded(parser.parseOptionalKeyword("reduced"))) {
+      if (parser.parseEqual() || parseAxisRefBraces(parser, reduced))
+        return failParam("reduced_axes");
     } else {
       parser.emitError(parser.getCurrentLocation(),
                        "failed to parse Spmd_TensorSharding, expected valid "
@@ -887,7 +891,7 @@ static Attribute parseTensorShardingBody(AsmParser &parser) {
     kind = ReductionKind::Sum;
   return TensorShardingAttr::getChecked([&] { return parser.emitError(loc); },
                                         ctx, meshOrRef, dims, replicated,
-                                        unreduced, kind);
+                                        unreduced, kind, reduced);
 }
 
 Attribute TensorShardingAttr::parse(AsmParser &parser, Type) {
@@ -919,6 +923,10 @@ void TensorShardingAttr::print(AsmPrinter &printer) const {
       printer << stringifyReductionKind(getUnreducedKind());
     printAxisRefs(printer, getUnreducedAxes());
   }
+  if (!getReducedAxes().empty()) {
+    printer << ", reduced=";
+    printAxisRefs(printer, getReducedAxes());
+  }
   printer << ">";
 }
 
@@ -926,7 +934,7 @@ LogicalResult TensorShardingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, Attribute meshOrRef,
     ArrayRef<DimensionShardingAttr> dimShardings,
     ArrayRef<AxisRefAttr> replicatedAxes, ArrayRef<AxisRefAttr> unreducedAxes,
-    ReductionKind unreducedKind) {
+    ReductionKind unreducedKind, ArrayRef<AxisRefAttr> reducedAxes) {
   if (!isa_and_nonnull<FlatSymbolRefAttr, MeshAttr>(meshOrRef))
     return emitError() << "a sharding must refer to a mesh by symbol or "
                           "inline one";
@@ -945,7 +953,7 @@ TensorShardingAttr TensorShardingAttr::getReplicated(MLIRContext *ctx,
   SmallVector<DimensionShardingAttr> dims(
       rank, DimensionShardingAttr::get(ctx, {}, closed));
   return TensorShardingAttr::get(ctx, meshOrRef, dims, {}, {},
-                                 ReductionKind::Sum);
+                                 ReductionKind::Sum, {});
 }
 
 FlatSymbolRefAttr TensorShardingAttr::getMeshSymName() const {
@@ -989,6 +997,7 @@ SmallVector<AxisRefAttr> TensorShardingAttr::getAllAxisRefs() const {
     llvm::append_range(refs, dim.getAxes());
   llvm::append_range(refs, getReplicatedAxes());
   llvm::append_range(refs, getUnreducedAxes());
+  llvm::append_range(refs, getReducedAxes());
   return refs;
 }
 
@@ -1013,14 +1022,21 @@ TensorShardingAttr::withDimAxes(ArrayRef<SmallVector<AxisRefAttr>> axes) const {
         getContext(), newAxes, dim.getIsClosed(), dim.getPriority()));
   return TensorShardingAttr::get(getContext(), getMeshOrRef(), dims,
                                  getReplicatedAxes(), getUnreducedAxes(),
-                                 getUnreducedKind());
+                                 getUnreducedKind(), getReducedAxes());
 }
 
 TensorShardingAttr TensorShardingAttr::withUnreduced(ArrayRef<AxisRefAttr> axes,
                                                      ReductionKind kind) const {
+  return TensorShardingAttr::get(
+      getContext(), getMeshOrRef(), getDimShardings(), getReplicatedAxes(),
+      axes, axes.empty() ? ReductionKind::Sum : kind, getReducedAxes());
+}
+
+TensorShardingAttr
+TensorShardingAttr::withReduced(ArrayRef<AxisRefAttr> axes) const {
   return TensorShardingAttr::get(getContext(), getMeshOrRef(),
-                                 getDimShardings(), getReplicatedAxes(), axes,
-                                 axes.empty() ? ReductionKind::Sum : kind);
+                                 getDimShardings(), getReplicatedAxes(),
+                                 getUnreducedAxes(), getUnreducedKind(), axes);
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,9 +12,13 @@ using namespace mlir;
 using namespace mlir::tessera;
 
 void mlir::tessera::spmd::registerBytecodeInterface(SpmdDialect &dialect) {
-  // Version 1 is the only one so far: nothing to upgrade. The first change
-  // of the bytecode adds version 2 to kBytecodeVersions and, here, the
-  // function that rewrites version-1 IR into it.
-  dialect.addInterface<VersionedBytecodeInterface>(kBytecodeVersions,
-                                                   /*upgrade=*/nullptr);
+  // Version 2 added `reduced={...}` to `#spmd.sharding`. Attributes are
+  // stored as their text, and version-1 text (which never has reduced axes)
+  // parses into the same attributes today: upgrading it rewrites nothing.
+  // A later change that does alter what version-1 or -2 text means adds
+  // the function that rewrites that IR here.
+  dialect.addInterface<VersionedBytecodeInterface>(
+      kBytecodeVersions, [](Operation *, uint64_t from) {
+        return success(from >= kBytecodeVersions.oldest);
+      });
 }

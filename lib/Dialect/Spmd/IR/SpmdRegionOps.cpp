@@ -254,7 +254,8 @@ static TensorShardingAttr eraseAxes(TensorShardingAttr sharding,
   return TensorShardingAttr::get(
       ctx, sharding.getMeshOrRef(), dims, filter(sharding.getReplicatedAxes()),
       unreduced,
-      unreduced.empty() ? ReductionKind::Sum : sharding.getUnreducedKind());
+      unreduced.empty() ? ReductionKind::Sum : sharding.getUnreducedKind(),
+      filter(sharding.getReducedAxes()));
 }
 
 TensorShardingAttr ExplicitAxesOp::getResultSharding(unsigned index) {

@@ -117,7 +117,8 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
     const ManualAxisToOwner &manualAxes) {
   auto hasOnlyRankZero = [&] {
     return sharding.getRank() == 0 && sharding.getReplicatedAxes().empty() &&
-           sharding.getUnreducedAxes().empty();
+           sharding.getUnreducedAxes().empty() &&
+           sharding.getReducedAxes().empty();
   };
   if (mesh.isMaximal() || (!type && sharding.isFullyReplicated())) {
     if (!hasOnlyRankZero())
@@ -183,7 +184,8 @@ LogicalResult mlir::tessera::spmd::verifyTensorSharding(
     return verifyAxisRefList(refs, mesh, emitError, seen);
   };
   if (failed(verifySorted(sharding.getReplicatedAxes(), "replicated")) ||
-      failed(verifySorted(sharding.getUnreducedAxes(), "unreduced")))
+      failed(verifySorted(sharding.getUnreducedAxes(), "unreduced")) ||
+      failed(verifySorted(sharding.getReducedAxes(), "reduced")))
     return failure();
 
   if (failed(verifySubAxes(seen, mesh, emitError)))

@@ -2,7 +2,8 @@
 
 // Tests JAX's unreduced errors: out_sharding's unreduced axes must be the
 // (identical) contracting specs, dot_general and most ops reject unreduced
-// inputs, `add` needs both sides unreduced alike, `mul` is bilinear.
+// inputs, `add` needs both sides unreduced alike, `mul` is bilinear and
+// needs the other side reduced over the same axes.
 
 spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
 func.func @dot_unreduced_mismatch(%a: tensor<8x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"x"}]>}, %b: tensor<4x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}, {}]>}) -> tensor<8x8xf32> {
@@ -53,7 +54,7 @@ func.func @mul_both(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}
 
 spmd.mesh @mesh = <["x"=2, "y"=2], axis_types=[explicit, explicit]>
 func.func @mul_one(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}], unreduced={"x"}>}, %b: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{RHS should be reduced along the same axes LHS is unreduced on. Got lhs=ShapedArray(float32[8]{U:x}) and rhs=ShapedArray(float32[8])}}
+  // expected-error @+1 {{RHS should be reduced along the same axes LHS is unreduced on. Got lhs=float32[8]{U:x} and rhs=float32[8]}}
   %0 = arith.mulf %a, %b : tensor<8xf32>
   return %0 : tensor<8xf32>
 }

@@ -47,6 +47,10 @@ struct ExplicitSpec {
   /// Explicit axes over which the value holds partial sums (JAX's
   /// `unreduced`, printed `{U:x}`), in mesh order.
   SmallVector<AxisRefAttr> unreduced;
+  /// Explicit axes the value is replicated over and typed as reduced (JAX's
+  /// `reduced`, printed `{R:x}`: the counterpart of unreduced, so that a
+  /// product with a value unreduced over them is typed), in mesh order.
+  SmallVector<AxisRefAttr> reduced;
 
   /// A spec of `rank` unsharded dimensions on no mesh.
   static ExplicitSpec replicated(int64_t rank) {
@@ -59,7 +63,8 @@ struct ExplicitSpec {
                         [](const ExplicitDimAxes &d) { return d.empty(); });
   }
   bool operator==(const ExplicitSpec &other) const {
-    return dims == other.dims && unreduced == other.unreduced;
+    return dims == other.dims && unreduced == other.unreduced &&
+           reduced == other.reduced;
   }
 };
 

@@ -256,6 +256,7 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding",
     ```mlir
     #spmd.sharding<@mesh, [{"x"}, {"y", ?}p1, {} ], replicated={"z"}>
     #spmd.sharding<@mesh, [{}, {"x"} ], unreduced=max{"y"}>
+    #spmd.sharding<@mesh, [{}, {} ], reduced={"x"}>
     #spmd.sharding<mesh<["x"=2]>, [{"x"}, {} ]>      // inlined mesh
     #spmd.sharding<@maximal_mesh, []>
     ```
@@ -264,8 +265,10 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding",
     are implicitly replicated. `replicated` lists axes that are explicitly
     replicated (propagation never adds them to a dimension), `unreduced`
     axes that hold partial results still to be reduced with the given kind
-    (`sum`, the default, `max` or `min`). Both lists are sorted in mesh
-    order. The mesh is a symbol naming an `spmd.mesh` or an inlined
+    (`sum`, the default, `max` or `min`), and `reduced` JAX's reduced axes:
+    the data is replicated over them, and the type says so (JAX's
+    `P(reduced={...})`, `{R:x}`), so that a product with a value unreduced
+    over the same axes is typed. The lists are sorted in mesh order. The mesh is a symbol naming an `spmd.mesh` or an inlined
     `mesh<...>`.
 
     The context-free invariants (priorities, closed-empty dimensions) are
@@ -279,7 +282,8 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding",
     OptionalArrayRefParameter<"AxisRefAttr", "replicated">:$replicated_axes,
     OptionalArrayRefParameter<"AxisRefAttr", "unreduced">:$unreduced_axes,
     DefaultValuedParameter<"ReductionKind", "ReductionKind::Sum",
-                           "unreduced reduction">:$unreduced_kind
+                           "unreduced reduction">:$unreduced_kind,
+    OptionalArrayRefParameter<"AxisRefAttr", "reduced">:$reduced_axes
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -290,7 +294,8 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding",
                      CArg<"::llvm::ArrayRef<AxisRefAttr>", "{}">:$unreduced,
                      CArg<"ReductionKind", "ReductionKind::Sum">:$kind), [{
       return $_get($_ctxt, ::mlir::FlatSymbolRefAttr::get($_ctxt, meshName),
-                   dims, replicated, unreduced, kind);
+                   dims, replicated, unreduced, kind,
+                   ::llvm::ArrayRef<AxisRefAttr>());
     }]>
   ];
   let extraClassDeclaration = [{
@@ -331,6 +336,8 @@ def Spmd_TensorShardingAttr : Spmd_Attr<"TensorSharding", "sharding",
     /// Returns this sharding with `unreduced` and its kind replaced.
     TensorShardingAttr withUnreduced(::llvm::ArrayRef<AxisRefAttr> axes,
                                      ReductionKind kind) const;
+    /// Returns this sharding with `reduced` replaced.
+    TensorShardingAttr withReduced(::llvm::ArrayRef<AxisRefAttr> axes) const;
   }];
 }
 

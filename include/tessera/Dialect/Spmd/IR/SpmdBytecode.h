@@ -14,7 +14,9 @@ class SpmdDialect;
 
 /// The versions of the spmd dialect's bytecode (BytecodeVersion.h). History:
 ///   1  the first versioned bytecode (Tessera 0.1).
-inline constexpr DialectVersionRange kBytecodeVersions = {"spmd", 1, 1};
+///   2  `#spmd.sharding` may carry `reduced={...}` (JAX's reduced axes);
+///      version-1 IR reads unchanged (it never has them).
+inline constexpr DialectVersionRange kBytecodeVersions = {"spmd", 2, 1};
 
 /// Registers the bytecode interface (SpmdDialect::initialize).
 void registerBytecodeInterface(SpmdDialect &dialect);

@@ -350,7 +350,7 @@ std::pair<double, double> ReshardCoster::compute(RankedTensorType type,
       dims.push_back(
           DimensionShardingAttr::get(ctx, dim.getAxes(), /*isClosed=*/true));
     return TensorShardingAttr::get(ctx, mesh.meshRef, dims, {}, {},
-                                   ReductionKind::Sum);
+                                   ReductionKind::Sum, {});
   };
   // Shardings on another mesh are not this plan's to price.
   if ((from && from.getMeshOrRef() != mesh.meshRef) ||

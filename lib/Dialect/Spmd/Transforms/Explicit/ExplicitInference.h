@@ -81,6 +81,23 @@ private:
                                                      ValueRange inputs,
                                                      ArrayRef<Spec> specs);
 
+  /// JAX's reduced rule of the op (`rule` is its unreduced rule) for its
+  /// results: elementwise ops, add and mul take the one reduced set of
+  /// their inputs (none of which may be replicated or sharded over it),
+  /// reductions and ops that only move data keep their operand's,
+  /// dot_general drops it, and every other op with a reduced input is not
+  /// implemented.
+  FailureOr<SmallVector<AxisRefAttr>> inferReduced(Operation *op,
+                                                   UnreducedRule rule,
+                                                   ValueRange inputs,
+                                                   ArrayRef<Spec> specs);
+
+  /// Whether `op` is elementwise (JAX's unary and n-ary ops).
+  static bool isElementwise(Operation *op);
+
+  /// JAX's str() of an abstract value in messages: `float32[8@x]{R:y}`.
+  std::string strString(Value value, Operation *user);
+
   /// JAX's checks of an `out_sharding` with unreduced axes on a
   /// contraction (`rule` is its sharding rule).
   LogicalResult checkDotUnreducedOut(Operation *op, OpShardingRuleAttr rule,

@@ -78,6 +78,9 @@ Spec ExplicitInference::getSpec(Value value, Operation *user) {
   for (AxisRefAttr ref : sharding.getUnreducedAxes())
     if (isExplicit(spec.mesh, ref))
       spec.unreduced.push_back(ref);
+  for (AxisRefAttr ref : sharding.getReducedAxes())
+    if (isExplicit(spec.mesh, ref))
+      spec.reduced.push_back(ref);
   return spec;
 }
 
@@ -94,7 +97,7 @@ TensorShardingAttr ExplicitInference::toSharding(const Spec &spec,
     dims.push_back(DimensionShardingAttr::get(ctx, all, /*isClosed=*/!hasAuto));
   }
   return TensorShardingAttr::get(ctx, spec.meshRef, dims, {}, spec.unreduced,
-                                 ReductionKind::Sum);
+                                 ReductionKind::Sum, spec.reduced);
 }
 
 std::string ExplicitInference::avalString(Value value, Operation *user) {
@@ -275,6 +278,12 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
         failed(checkReduceUnreducedOut(op, rules.get(op), inputs[0],
                                        inputSpecs[0], results[0])))
       return failure();
+    if (!results.empty() && !results[0].reduced.empty() &&
+        getUnreducedRule(op, inputs.size()) == UnreducedRule::Reduce)
+      return op->emitOpError("out_sharding passed to ")
+             << getJaxReductionName(getReductionCombiner(op, 0))
+             << " cannot be reduced. Got out_sharding="
+             << partitionSpecString(results[0]);
   } else {
     // A fully Auto or Manual context consults no rule: everything is P().
     if (!hasExplicitAxes(common->first) && !isCreationOp(op, inputs))
@@ -283,13 +292,35 @@ LogicalResult ExplicitInference::processOp(Operation *op) {
     if (failed(inferred))
       return failure();
     results = std::move(*inferred);
-    if (anyUnreducedInput) {
-      FailureOr<SmallVector<AxisRefAttr>> unreduced = inferUnreduced(
-          op, getUnreducedRule(op, inputs.size()), inputs, inputSpecs);
-      if (failed(unreduced))
+    bool anyReducedInput = llvm::any_of(
+        inputSpecs, [](const Spec &spec) { return !spec.reduced.empty(); });
+    UnreducedRule rule = (anyUnreducedInput || anyReducedInput)
+                             ? getUnreducedRule(op, inputs.size())
+                             : UnreducedRule::NotImplemented;
+    // As JAX's rules do, the reduced rule runs first.
+    SmallVector<AxisRefAttr> reduced;
+    if (anyReducedInput) {
+      FailureOr<SmallVector<AxisRefAttr>> inferredReduced =
+          inferReduced(op, rule, inputs, inputSpecs);
+      if (failed(inferredReduced))
         return failure();
-      for (Spec &spec : results)
-        spec.unreduced = *unreduced;
+      reduced = std::move(*inferredReduced);
+    }
+    SmallVector<AxisRefAttr> unreduced;
+    if (anyUnreducedInput) {
+      FailureOr<SmallVector<AxisRefAttr>> inferredUnreduced =
+          inferUnreduced(op, rule, inputs, inputSpecs);
+      if (failed(inferredUnreduced))
+        return failure();
+      unreduced = std::move(*inferredUnreduced);
+    }
+    // A product unreduced over the axes an input was reduced over is no
+    // longer reduced over them.
+    if (!unreduced.empty())
+      reduced.clear();
+    for (Spec &spec : results) {
+      spec.unreduced = unreduced;
+      spec.reduced = reduced;
     }
   }
 
@@ -433,6 +464,9 @@ ExplicitInference::getOutSharding(Operation *op) {
     for (AxisRefAttr ref : sharding.getUnreducedAxes())
       if (isExplicit(spec.mesh, ref))
         spec.unreduced.push_back(ref);
+    for (AxisRefAttr ref : sharding.getReducedAxes())
+      if (isExplicit(spec.mesh, ref))
+        spec.reduced.push_back(ref);
     if (!spec.unreduced.empty() &&
         sharding.getUnreducedKind() != ReductionKind::Sum &&
         getUnreducedRule(op, getExplicitInputs(op).size()) ==

@@ -12,9 +12,23 @@
 
 #include "ExplicitInference.h"
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::tessera::spmd::detail {
+
+bool ExplicitInference::isElementwise(Operation *op) {
+  if (op->hasTrait<OpTrait::Elementwise>())
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isElementwise(linalgOp);
+}
+
+std::string ExplicitInference::strString(Value value, Operation *user) {
+  return typeString(value.getType(), getSpec(value, user),
+                    /*shortDtypes=*/false);
+}
 
 FailureOr<SmallVector<AxisRefAttr>>
 ExplicitInference::inferUnreduced(Operation *op, UnreducedRule rule,
@@ -50,14 +64,20 @@ ExplicitInference::inferUnreduced(Operation *op, UnreducedRule rule,
       return op->emitOpError("lhs and rhs to `mul` cannot be unreduced since "
                              "mul is bilinear. Got lhs=")
              << frozensetString(x) << ", rhs=" << frozensetString(y);
-    // Tessera has no `reduced` axes: the other side is never reduced.
+    // The product of a value unreduced over some axes and one reduced over
+    // the same axes is unreduced over them.
+    ArrayRef<AxisRefAttr> other =
+        x.empty() ? specs[0].reduced : specs[1].reduced;
+    ArrayRef<AxisRefAttr> unreduced = x.empty() ? y : x;
+    if (other == unreduced)
+      return SmallVector<AxisRefAttr>(unreduced);
     return op->emitOpError()
            << (x.empty() ? "LHS should be reduced along the same axes RHS is "
                            "unreduced on. Got lhs="
                          : "RHS should be reduced along the same axes LHS is "
                            "unreduced on. Got lhs=")
-           << avalString(inputs[0], op)
-           << " and rhs=" << avalString(inputs[1], op);
+           << strString(inputs[0], op)
+           << " and rhs=" << strString(inputs[1], op);
   }
   case UnreducedRule::Reduce:
     // A reduction of one input keeps its operand's partial sums.
@@ -74,6 +94,81 @@ ExplicitInference::inferUnreduced(Operation *op, UnreducedRule rule,
          << op->getName().getStringRef()
          << " is not implemented. Please file an issue at "
             "https://github.com/jax-ml/jax/issues";
+}
+
+FailureOr<SmallVector<AxisRefAttr>>
+ExplicitInference::inferReduced(Operation *op, UnreducedRule rule,
+                                ValueRange inputs, ArrayRef<Spec> specs) {
+  // The distinct reduced sets of the inputs, in input order.
+  SmallVector<ArrayRef<AxisRefAttr>> sets;
+  for (const Spec &spec : specs)
+    if (!spec.reduced.empty() &&
+        llvm::none_of(sets, [&](ArrayRef<AxisRefAttr> set) {
+          return set == ArrayRef<AxisRefAttr>(spec.reduced);
+        }))
+      sets.push_back(spec.reduced);
+  if (sets.empty())
+    return SmallVector<AxisRefAttr>();
+  switch (rule) {
+  case UnreducedRule::DotGeneral:
+    // dot_general's result is not reduced, whatever its inputs are.
+    return SmallVector<AxisRefAttr>();
+  case UnreducedRule::Reduce:
+  case UnreducedRule::PassThrough:
+    // Reductions and ops that only move data keep their operand's.
+    if (specs.size() == 1)
+      return SmallVector<AxisRefAttr>(specs[0].reduced);
+    break;
+  case UnreducedRule::Add:
+  case UnreducedRule::Mul:
+    break;
+  case UnreducedRule::NotImplemented:
+    if (!isElementwise(op))
+      return op->emitOpError("unreduced/reduced rule for ")
+             << op->getName().getStringRef()
+             << " is not implemented. Please file an issue at "
+                "https://github.com/jax-ml/jax/issues";
+    break;
+  }
+  // JAX's n-ary rule: every reduced input names the same axes, and no
+  // other input is replicated or sharded over them.
+  if (sets.size() > 1) {
+    InFlightDiagnostic diag = op->emitOpError(
+        "All inputs should be reduced across the same mesh axes. Got specs: {");
+    for (auto [i, set] : llvm::enumerate(sets))
+      diag << (i ? ", " : "") << frozensetString(set);
+    return diag << "}";
+  }
+  ArrayRef<AxisRefAttr> reduced = sets.front();
+  for (auto [value, spec] : llvm::zip_equal(inputs, specs)) {
+    if (!isa<RankedTensorType>(value.getType()))
+      continue;
+    bool sharded = false, replicated = false;
+    for (AxisRefAttr ref : reduced) {
+      bool inDims = llvm::any_of(spec.dims, [&](const DimAxes &axes) {
+        return llvm::is_contained(axes, ref);
+      });
+      sharded |= inDims;
+      replicated |= !inDims && !llvm::is_contained(spec.unreduced, ref) &&
+                    !llvm::is_contained(spec.reduced, ref);
+    }
+    if (replicated)
+      return op->emitOpError("Inputs cannot be replicated on the same axes "
+                             "that another input is reduced on. Got input "
+                             "type: ")
+             << strString(value, op)
+             << " and reduced spec: " << frozensetString(reduced);
+    if (sharded)
+      return op->emitOpError("Inputs cannot be sharded/varying on the same "
+                             "axes that another input is reduced on. Reshard "
+                             "the input which is reduced to be sharded on the "
+                             "mesh axes it is reduced on via "
+                             "`jax.sharding.reshard(inp, jax.P(...))`. Got "
+                             "input type: ")
+             << strString(value, op)
+             << " and reduced spec: " << frozensetString(reduced);
+  }
+  return SmallVector<AxisRefAttr>(reduced);
 }
 
 LogicalResult ExplicitInference::checkReduceUnreducedOut(

@@ -101,7 +101,7 @@ struct SpmdLiftInlinedMeshesPass
           return TensorShardingAttr::get(
               ctx, FlatSymbolRefAttr::get(name), sharding.getDimShardings(),
               sharding.getReplicatedAxes(), sharding.getUnreducedAxes(),
-              sharding.getUnreducedKind());
+              sharding.getUnreducedKind(), sharding.getReducedAxes());
         });
     module->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (!isa<MeshOp>(op))

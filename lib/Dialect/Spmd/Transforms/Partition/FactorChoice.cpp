@@ -285,8 +285,8 @@ TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,
         appendAxisOrMerge(axes, axis, mesh);
     dims.push_back(DimensionShardingAttr::get(ctx, axes, /*isClosed=*/true));
   }
-  return TensorShardingAttr::get(ctx, meshRef, dims, {}, {},
-                                 ReductionKind::Sum);
+  return TensorShardingAttr::get(ctx, meshRef, dims, {}, {}, ReductionKind::Sum,
+                                 {});
 }
 
 } // namespace mlir::tessera::spmd::detail

@@ -86,7 +86,7 @@ LogicalResult ReshardPlanner::permute() {
                                               /*isClosed=*/true));
   auto out = TensorShardingAttr::get(ctx, current.getMeshOrRef(), dims, {},
                                      current.getUnreducedAxes(),
-                                     current.getUnreducedKind());
+                                     current.getUnreducedKind(), {});
   add(ReshardStep(ReshardStep::Kind::CollectivePermute, current, out));
   return success();
 }
@@ -113,9 +113,8 @@ LogicalResult ReshardPlanner::moveAndSlice() {
         from[common].prefixOf(to[common])) {
       AxisRefAttr major = from[common], whole = to[common];
       int64_t preSize = major.getNextPreSize(mesh);
-      AxisRefAttr rest =
-          AxisRefAttr::get(ctx, whole.getName(), preSize,
-                           whole.getNextPreSize(mesh) / preSize);
+      AxisRefAttr rest = AxisRefAttr::get(ctx, whole.getName(), preSize,
+                                          whole.getNextPreSize(mesh) / preSize);
       leave[d].assign(from.begin() + common + 1, from.end());
       join[d].assign(1, rest);
       join[d].append(to.begin() + common + 1, to.end());

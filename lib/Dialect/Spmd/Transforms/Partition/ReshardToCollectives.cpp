@@ -120,7 +120,7 @@ static TensorShardingAttr withClosedDims(TensorShardingAttr sharding,
   for (DimensionShardingAttr dim : sharding.getDimShardings())
     dims.push_back(
         DimensionShardingAttr::get(ctx, dim.getAxes(), /*isClosed=*/true));
-  return TensorShardingAttr::get(ctx, meshRef, dims, {}, unreduced, kind);
+  return TensorShardingAttr::get(ctx, meshRef, dims, {}, unreduced, kind, {});
 }
 
 /// The number of blocks `sharding` cuts a tensor into on `mesh`.
@@ -169,10 +169,9 @@ LogicalResult ReshardLowering::moveToDeviceOrder(ReshardPlanner &planner,
        failed(run(planner, &ReshardPlanner::moveAndSlice))))
     return failure();
   current = planner.current();
-  permuteTo(planner,
-            withClosedDims(current, target.getMeshOrRef(),
-                           current.getUnreducedAxes(),
-                           current.getUnreducedKind()));
+  permuteTo(planner, withClosedDims(current, target.getMeshOrRef(),
+                                    current.getUnreducedAxes(),
+                                    current.getUnreducedKind()));
   planner.setMesh(mesh);
   planner.setTarget(target);
   return success();
@@ -195,8 +194,8 @@ LogicalResult ReshardLowering::moveToOtherAxes(ReshardPlanner &planner,
                 Twine(mesh.getTotalSize()) +
                 " devices, which is not supported");
   TensorShardingAttr current = planner.current();
-  FailureOr<TensorShardingAttr> translated = translateShardingToMesh(
-      current, sourceMesh, target.getMeshOrRef(), mesh);
+  FailureOr<TensorShardingAttr> translated =
+      translateShardingToMesh(current, sourceMesh, target.getMeshOrRef(), mesh);
   if (succeeded(translated)) {
     translated = withClosedDims(*translated, target.getMeshOrRef(),
                                 translated->getUnreducedAxes(),
@@ -209,8 +208,8 @@ LogicalResult ReshardLowering::moveToOtherAxes(ReshardPlanner &planner,
     if (failed(run(planner, &ReshardPlanner::reduce)) ||
         failed(run(planner, &ReshardPlanner::moveAndSlice)))
       return failure();
-    translated = TensorShardingAttr::getReplicated(
-        ctx, target.getMeshOrRef(), current.getRank(), true);
+    translated = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
+                                                   current.getRank(), true);
   }
   permuteTo(planner, *translated);
   planner.setMesh(mesh);
@@ -233,7 +232,7 @@ FailureOr<Value> ReshardLowering::lower() {
   if (current && !current.getReplicatedAxes().empty())
     current = TensorShardingAttr::get(
         ctx, current.getMeshOrRef(), current.getDimShardings(), {},
-        current.getUnreducedAxes(), current.getUnreducedKind());
+        current.getUnreducedAxes(), current.getUnreducedKind(), {});
   if (!current)
     current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
                                                 type.getRank(), true);

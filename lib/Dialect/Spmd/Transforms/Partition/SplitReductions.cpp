@@ -244,7 +244,7 @@ static TensorShardingAttr insertDim(MLIRContext *ctx,
   dims.insert(dims.begin() + position, extra);
   return TensorShardingAttr::get(ctx,
                                  sharding ? sharding.getMeshOrRef() : meshRef,
-                                 dims, {}, {}, ReductionKind::Sum);
+                                 dims, {}, {}, ReductionKind::Sum, {});
 }
 
 static void setSharding(Operation *op, ArrayRef<TensorShardingAttr> shardings) {
@@ -307,7 +307,7 @@ static void split(linalg::LinalgOp op, const SelectReduction &info) {
       setSharding(expanded,
                   {TensorShardingAttr::get(ctx, sharding.getMeshOrRef(), dims,
                                            {}, sharding.getUnreducedAxes(),
-                                           sharding.getUnreducedKind())});
+                                           sharding.getUnreducedKind(), {})});
     }
     inputs.push_back(expanded.getResult());
   }

@@ -159,7 +159,8 @@ TensorShardingAttr TensorFactorShardings::createTensorSharding(
   }
   return TensorShardingAttr::get(
       ctx, meshOrRef, dims, replicatedAxes, unreducedAxes,
-      old ? old.getUnreducedKind() : ReductionKind::Sum);
+      old ? old.getUnreducedKind() : ReductionKind::Sum,
+      old ? old.getReducedAxes() : ArrayRef<AxisRefAttr>());
 }
 
 TensorFactorShardings ShardingProjection::project(TensorShardingAttr sharding,

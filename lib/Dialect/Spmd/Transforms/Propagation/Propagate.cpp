@@ -1043,9 +1043,9 @@ void SpmdPropagatePass::runOnOperation() {
             llvm::sort(replicated, [&](AxisRefAttr a, AxisRefAttr b) {
               return AxisRefAttr::lessInMesh(mesh, a, b);
             });
-          return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims,
-                                         replicated, s.getUnreducedAxes(),
-                                         s.getUnreducedKind());
+          return TensorShardingAttr::get(
+              ctx, s.getMeshOrRef(), dims, replicated, s.getUnreducedAxes(),
+              s.getUnreducedKind(), s.getReducedAxes());
         });
     runOpPriorities();
     for (const auto &entry : priorities) {
@@ -1075,9 +1075,9 @@ void SpmdPropagatePass::runOnOperation() {
             for (AxisRefAttr ref : s.getReplicatedAxes())
               if (!restored.contains(ref))
                 replicated.push_back(ref);
-            return TensorShardingAttr::get(ctx, s.getMeshOrRef(), dims,
-                                           replicated, s.getUnreducedAxes(),
-                                           s.getUnreducedKind());
+            return TensorShardingAttr::get(
+                ctx, s.getMeshOrRef(), dims, replicated, s.getUnreducedAxes(),
+                s.getUnreducedKind(), s.getReducedAxes());
           });
       propagation.invalidate();
       runOpPriorities();

@@ -52,7 +52,8 @@ bool setSlotSharding(const Slot &slot, TensorShardingAttr sharding) {
         manual.getOutShardings().getShardings());
     outs[slot.index] = TensorShardingAttr::get(
         ctx, global.getMeshOrRef(), dims, global.getReplicatedAxes(),
-        global.getUnreducedAxes(), global.getUnreducedKind());
+        global.getUnreducedAxes(), global.getUnreducedKind(),
+        global.getReducedAxes());
     manual.setOutShardingsAttr(TensorShardingPerValueAttr::get(ctx, outs));
     return true;
   }
