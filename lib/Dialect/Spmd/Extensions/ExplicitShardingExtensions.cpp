@@ -20,6 +20,9 @@
 // - linalg convolutions are `conv_general_dilated` and linalg poolings
 //   `reduce_window`: the output keeps the input's batch and spatial
 //   sharding (a convolution's filter and input features unsharded);
+// - a `linalg.generic` scan (a reduction masked by comparing its loop's
+//   index with an output loop's) is `cumsum`/`cumprod`/`cummax`/`cummin`:
+//   the scanned dimension must be unsharded;
 //
 // and the unreduced rules of the ops that have one (`add`, `mul`, the ops
 // that only move data). Every other op's explicit rule comes from its
@@ -522,6 +525,78 @@ static ExplicitSpecs inferWindowed(const Ctx &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
+// cumsum, cumprod, cummax, cummin
+//===----------------------------------------------------------------------===//
+
+/// The loop a `linalg.index` in `body` reads, for each index op feeding an
+/// `arith.cmpi` (the mask of a scan: `j <= i`).
+static SmallVector<int64_t> getComparedLoops(Block *body) {
+  SmallVector<int64_t> loops;
+  body->walk([&](arith::CmpIOp cmp) {
+    for (Value operand : cmp->getOperands()) {
+      // (Index casts between the index and the comparison are looked
+      // through.)
+      while (Operation *def = operand.getDefiningOp()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+          loops.push_back(index.getDim());
+          break;
+        }
+        if (!isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
+          break;
+        operand = def->getOperand(0);
+      }
+    }
+  });
+  return loops;
+}
+
+/// A scan written as a `linalg.generic` (JAX's cumsum, cumprod, cummax,
+/// cummin): one input and one result, one reduction loop `r` that reads an
+/// input dimension, and a body that compares `r`'s index with the index of
+/// a parallel loop `p` that only the result reads (`out[.., p, ..] =
+/// combine over r of (r <= p ? in[.., r, ..] : identity)`). Returns the
+/// input dimension `r` reads.
+static std::optional<unsigned> getScanDim(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op->getNumResults() != 1 ||
+      op.getNumReductionLoops() != 1 || op->getNumRegions() != 1)
+    return std::nullopt;
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  unsigned r = reductions.front();
+  AffineMap inMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  std::optional<unsigned> inDim;
+  for (auto [d, expr] : llvm::enumerate(inMap.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr); dim && dim.getPosition() == r)
+      inDim = d;
+  if (!inDim)
+    return std::nullopt;
+  SmallVector<int64_t> compared = getComparedLoops(op.getBlock());
+  if (!llvm::is_contained(compared, static_cast<int64_t>(r)))
+    return std::nullopt;
+  for (int64_t p : compared)
+    if (p != static_cast<int64_t>(r) &&
+        !inMap.isFunctionOfDim(static_cast<unsigned>(p)) &&
+        outMap.isFunctionOfDim(static_cast<unsigned>(p)))
+      return inDim;
+  return std::nullopt;
+}
+
+/// JAX's rule of the cumulative reductions: the input must be unsharded
+/// over the scanned axis, and the output keeps its sharding.
+static ExplicitSpecs inferScan(const Ctx &ctx, unsigned axis) {
+  Operation *op = ctx.getOp();
+  const ExplicitSpec &input = ctx.getInputSpec(0);
+  if (!input.dims[axis].empty())
+    return op->emitOpError("Input should be unsharded over the axis being "
+                           "reduced. Got input type=")
+           << Ctx::typeString(ctx.getInputs()[0].getType(), input,
+                              /*shortDtypes=*/false)
+           << " and axis=" << axis;
+  return inferExplicitFromShardingRule(ctx, ctx.getShardingRule());
+}
+
+//===----------------------------------------------------------------------===//
 // Models
 //===----------------------------------------------------------------------===//
 
@@ -564,6 +639,9 @@ struct StructuredOpModel
     auto linalgOp = cast<linalg::LinalgOp>(op);
     if (linalgOp.hasPureTensorSemantics() && isWindowed(linalgOp))
       return inferWindowed(context);
+    if (linalgOp.hasPureTensorSemantics())
+      if (std::optional<unsigned> axis = getScanDim(linalgOp))
+        return inferScan(context, *axis);
     return inferExplicitFromShardingRule(context, context.getShardingRule());
   }
   UnreducedRule getUnreducedRule(Operation *op) const {
