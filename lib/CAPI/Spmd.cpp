@@ -95,7 +95,8 @@ tesseraTensorShardingAttrGet(MlirContext ctx, MlirStringRef meshName,
   Attribute meshRef = FlatSymbolRefAttr::get(context, unwrap(meshName));
   return wrap(TensorShardingAttr::getChecked(
       emitError, context, meshRef, ArrayRef<DimensionShardingAttr>(dims),
-      ArrayRef<AxisRefAttr>(), ArrayRef<AxisRefAttr>(), ReductionKind::Sum));
+      ArrayRef<AxisRefAttr>(), ArrayRef<AxisRefAttr>(), ReductionKind::Sum,
+      ArrayRef<AxisRefAttr>()));
 }
 
 MlirStringRef tesseraTensorShardingAttrGetMeshName(MlirAttribute sharding) {
