@@ -121,11 +121,11 @@ mlir::tessera::exec::prepareGlobalView(ModuleOp module, StringRef entryName,
   if (options.autoPartition) {
     autoPartition = spmd::createSpmdAutoPartitionPass();
     std::string message;
-    if (failed(autoPartition->initializeOptions(
-            *options.autoPartition, [&](const llvm::Twine &error) {
-              message = error.str();
-              return failure();
-            })))
+    if (failed(autoPartition->initializeOptions(*options.autoPartition,
+                                                [&](const llvm::Twine &error) {
+                                                  message = error.str();
+                                                  return failure();
+                                                })))
       return makeError("invalid --auto-options '" + *options.autoPartition +
                        "': " + message);
   }
