@@ -45,10 +45,6 @@ static void send(MlirStringCallback callback, void *userData,
     callback(mlirStringRefCreate(text.data(), text.size()), userData);
 }
 
-static std::string toString(MlirStringRef ref) {
-  return ref.data ? std::string(ref.data, ref.length) : std::string();
-}
-
 /// A context with every dialect a program may use.
 static std::unique_ptr<MLIRContext> createContext() {
   DialectRegistry registry;
@@ -86,16 +82,17 @@ tesseraArtifactExport(MlirStringRef source, MlirStringRef sourceName,
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, context.get(),
                                      diagnosticStream);
-  llvm::Expected<exec::Program> program = exec::loadProgram(
-      *context, sourceMgr,
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(source.data, source.length), toString(sourceName)),
-      toString(entry));
+  llvm::Expected<exec::Program> program =
+      exec::loadProgram(*context, sourceMgr,
+                        llvm::MemoryBuffer::getMemBufferCopy(
+                            llvm::StringRef(source.data, source.length),
+                            unwrap(sourceName).str()),
+                        unwrap(entry).str());
   if (!program)
     return fail(program.takeError(), diagnostics, onError, userData);
   exec::ExportOptions options;
   options.compressionLevel = compressionLevel;
-  options.source = toString(sourceName);
+  options.source = unwrap(sourceName).str();
   llvm::Expected<std::string> bytes = exec::exportProgram(*program, options);
   if (!bytes)
     return fail(bytes.takeError(), diagnostics, onError, userData);
@@ -191,11 +188,11 @@ MlirLogicalResult tesseraArtifactCall(
   std::vector<rt::HostArray> arrays;
   for (intptr_t i = 0; i < numInputs; ++i) {
     const TesseraArray &input = inputs[i];
-    std::optional<rt::DType> dtype = parseDType(toString(input.dtype));
+    std::optional<rt::DType> dtype = parseDType(unwrap(input.dtype).str());
     if (!dtype)
       return fail(exec::makeError("input " + llvm::Twine(i) +
                                   " has the unknown dtype '" +
-                                  toString(input.dtype) + "'"),
+                                  unwrap(input.dtype).str() + "'"),
                   "", onError, userData);
     std::vector<int64_t> shape(input.shape, input.shape + input.rank);
     rt::HostArray array;
@@ -213,7 +210,7 @@ MlirLogicalResult tesseraArtifactCall(
   exec::CallOptions options;
   options.compile.optLevel = optLevel;
   options.cache.enabled = !noCache;
-  options.meshSizes = toString(meshSizes);
+  options.meshSizes = unwrap(meshSizes).str();
   // Diagnostics of the compilation, if it fails.
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);

@@ -31,10 +31,6 @@ TesseraRunOptions tesseraRunOptionsGetDefault(void) {
   return options;
 }
 
-static std::string toString(MlirStringRef ref) {
-  return ref.data ? std::string(ref.data, ref.length) : std::string();
-}
-
 MlirLogicalResult tesseraRunProgram(MlirStringRef source,
                                     MlirStringRef sourceName,
                                     const TesseraRunOptions *options,
@@ -74,17 +70,18 @@ MlirLogicalResult tesseraRunProgram(MlirStringRef source,
     return mlirLogicalResultFailure();
   };
 
-  llvm::Expected<exec::Program> program = exec::loadProgram(
-      context, sourceMgr,
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(source.data, source.length), toString(sourceName)),
-      toString(options->entry));
+  llvm::Expected<exec::Program> program =
+      exec::loadProgram(context, sourceMgr,
+                        llvm::MemoryBuffer::getMemBufferCopy(
+                            llvm::StringRef(source.data, source.length),
+                            unwrap(sourceName).str()),
+                        unwrap(options->entry).str());
   if (!program)
     return fail(program.takeError());
   exec::RunOptions run;
   run.inputs.random = true;
   run.inputs.seed = options->seed;
-  run.meshSizes = toString(options->meshSizes);
+  run.meshSizes = unwrap(options->meshSizes).str();
   run.check = options->check;
   run.compile.optLevel = options->optLevel;
   if (llvm::Error error = exec::runProgram(*program, run))

@@ -285,7 +285,7 @@ static UnreducedLayout getUnreducedLayout(spmd::TensorShardingAttr sharding,
   return layout;
 }
 
-static std::string attrToString(Attribute attr) {
+static std::string shardingToString(Attribute attr) {
   if (!attr)
     return "replicated";
   std::string text;
@@ -314,7 +314,7 @@ mlir::tessera::exec::getShardingViews(ModuleOp module, const Program &program) {
                                    [](int64_t d) { return std::to_string(d); }),
                    ",") +
         "]";
-    view.sharding = attrToString(sharding);
+    view.sharding = shardingToString(sharding);
     view.layout = getLayout(sharding, mesh, type.getRank(), runtime);
     views.push_back(std::move(view));
   };
@@ -512,11 +512,11 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
         if (unplaceable.empty() && sharding && mesh &&
             !onRuntimeMesh(sharding, mesh, runtime).first)
           unplaceable =
-              (what + " " + Twine(i) + " (" + attrToString(sharding) + ")")
+              (what + " " + Twine(i) + " (" + shardingToString(sharding) + ")")
                   .str();
         out.push_back(getLayout(sharding, mesh, rank, runtime));
         unreduced.push_back(getUnreducedLayout(sharding, mesh, runtime));
-        text.push_back(attrToString(sharding));
+        text.push_back(shardingToString(sharding));
       }
     };
     addAll(attr[0], argRanks, layouts.args, layouts.argUnreduced,
@@ -528,7 +528,7 @@ mlir::tessera::exec::lowerToDevice(ModuleOp module, StringRef entryName,
           "the entry's " + unplaceable +
           " is on a mesh whose axes do not fall on whole axes or sub-axes of "
           "the program mesh " +
-          attrToString(runtime) +
+          shardingToString(runtime) +
           ", so tessera-run cannot place its blocks on the devices");
   }
   // The global interface has been read; the per-device program no longer

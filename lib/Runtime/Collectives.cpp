@@ -74,7 +74,7 @@ struct Call {
 //===----------------------------------------------------------------------===//
 
 /// "4x8".
-static std::string formatShape(const std::vector<int64_t> &shape) {
+static std::string formatDims(const std::vector<int64_t> &shape) {
   std::string text;
   for (size_t i = 0; i < shape.size(); ++i)
     text += (i ? "x" : "") + std::to_string(shape[i]);
@@ -117,11 +117,11 @@ static void checkShape(Call &call, const int64_t *shape, int32_t rank) {
   for (int64_t dim : call.sig.shape) {
     if (dim < 0) {
       call.setError("negative dimension size in shape " +
-                    formatShape(call.sig.shape));
+                    formatDims(call.sig.shape));
       return;
     }
     if (__builtin_mul_overflow(bytes, dim, &bytes)) {
-      call.setError("shape " + formatShape(call.sig.shape) + " is too large");
+      call.setError("shape " + formatDims(call.sig.shape) + " is too large");
       return;
     }
   }
@@ -152,7 +152,7 @@ static void checkForGroup(Call &call, int64_t groupSize) {
     if (call.inBytes >= 0 &&
         __builtin_mul_overflow(call.inBytes, groupSize, &call.outBytes)) {
       call.outBytes = -1;
-      call.setError("the result of gathering shape " + formatShape(sig.shape) +
+      call.setError("the result of gathering shape " + formatDims(sig.shape) +
                     " is too large");
     }
     return;

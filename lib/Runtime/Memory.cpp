@@ -205,7 +205,7 @@ DeviceStats tessera::rt::getHostMemoryStats() {
 }
 
 /// Fails the current device's mesh, or reports on stderr outside one.
-static void reportError(const std::string &message) {
+static void reportMemoryError(const std::string &message) {
   CurrentDevice current = currentDevice;
   if (current.mesh)
     current.mesh->fail("device " + std::to_string(current.device) + ": " +
@@ -216,13 +216,13 @@ static void reportError(const std::string &message) {
 
 static void *allocate(int64_t alignment, int64_t size, const char *function) {
   if (size < 0) {
-    reportError(std::string(function) + ": negative size " +
-                std::to_string(size));
+    reportMemoryError(std::string(function) + ": negative size " +
+                      std::to_string(size));
     return nullptr;
   }
   if (alignment > kMaxAlignment) {
-    reportError(std::string(function) + ": alignment " +
-                std::to_string(alignment) + " is too large");
+    reportMemoryError(std::string(function) + ": alignment " +
+                      std::to_string(alignment) + " is too large");
     return nullptr;
   }
   int64_t align = 16;
@@ -230,17 +230,17 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
     align *= 2;
   int64_t extra = align + static_cast<int64_t>(sizeof(BlockHeader));
   if (size > std::numeric_limits<int64_t>::max() - extra) {
-    reportError(std::string(function) + ": size " + std::to_string(size) +
-                " (" + formatByteSize(size) + ") is too large");
+    reportMemoryError(std::string(function) + ": size " + std::to_string(size) +
+                      " (" + formatByteSize(size) + ") is too large");
     return nullptr;
   }
   // More than the host has cannot succeed (or would end in the OOM killer).
   int64_t physical = getPhysicalMemoryBytes();
   if (physical > 0 && size > physical) {
-    reportError(std::string(function) + ": out of memory allocating " +
-                std::to_string(size) + " bytes (" + formatByteSize(size) +
-                ", more than the " + formatByteSize(physical) +
-                " of memory of this host)");
+    reportMemoryError(std::string(function) + ": out of memory allocating " +
+                      std::to_string(size) + " bytes (" + formatByteSize(size) +
+                      ", more than the " + formatByteSize(physical) +
+                      " of memory of this host)");
     return nullptr;
   }
   int64_t capacity = BlockCache::getCapacity(size + extra);
@@ -254,8 +254,9 @@ static void *allocate(int64_t alignment, int64_t size, const char *function) {
     base = std::malloc(static_cast<size_t>(capacity));
   }
   if (!base) {
-    reportError(std::string(function) + ": out of memory allocating " +
-                std::to_string(size) + " bytes (" + formatByteSize(size) + ")");
+    reportMemoryError(std::string(function) + ": out of memory allocating " +
+                      std::to_string(size) + " bytes (" + formatByteSize(size) +
+                      ")");
     return nullptr;
   }
   uintptr_t user =
@@ -323,9 +324,9 @@ static void freeBlock(void *ptr) {
   if (header->magic != kMagic) {
     char text[64];
     std::snprintf(text, sizeof(text), "%p", ptr);
-    reportError(std::string("tessera_rt_free: ") + text +
-                " was not allocated by tessera_rt_alloc (or was freed "
-                "already)");
+    reportMemoryError(std::string("tessera_rt_free: ") + text +
+                      " was not allocated by tessera_rt_alloc (or was freed "
+                      "already)");
     return;
   }
   header->magic = 0;

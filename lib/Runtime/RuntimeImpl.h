@@ -31,6 +31,7 @@
 #ifndef TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H
 #define TESSERA_LIB_RUNTIME_RUNTIMEIMPL_H
 
+#include "tessera/Runtime/HostArray.h"
 #include "tessera/Runtime/Mesh.h"
 #include "tessera/Runtime/Transport.h"
 
@@ -143,14 +144,7 @@ void copyBox(void *dst, const std::vector<int64_t> &dstShape,
 //===----------------------------------------------------------------------===//
 
 /// One part of a group: the component (coord[axis] / pre) % size.
-struct AxisPart {
-  int64_t axis;
-  int64_t pre;
-  int64_t size;
-  bool operator==(const AxisPart &o) const {
-    return axis == o.axis && pre == o.pre && size == o.size;
-  }
-};
+using AxisPart = tessera::rt::AxisPart;
 
 /// What the members of a group must agree on (the data pointers aside).
 struct Signature {

@@ -22,9 +22,6 @@ using namespace mlir::tessera::symbolic::detail;
 
 /// The largest number of terms a product may create before it is rejected.
 static constexpr size_t kMaxProductTerms = 1u << 20;
-/// The largest exponent `pow` expands by repeated multiplication when the
-/// scope has normalization rules.
-static constexpr int64_t kMaxRepeatedMultiplications = 4096;
 /// The largest number of exact-division steps before `divMod` gives up and
 /// returns the opaque factors.
 static constexpr unsigned kMaxDivisionSteps = 4096;

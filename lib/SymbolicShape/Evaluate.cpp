@@ -14,10 +14,6 @@
 using namespace mlir::tessera::symbolic;
 using namespace mlir::tessera::symbolic::detail;
 
-/// The largest exponent expanded by repeated multiplication in a scope with
-/// normalization rules.
-static constexpr int64_t kMaxRepeatedMultiplications = 4096;
-
 std::string mlir::tessera::symbolic::formatUnexpectedDimVar(
     llvm::StringRef var, llvm::ArrayRef<std::string> known) {
   std::vector<std::string> sorted(known.begin(), known.end());

@@ -44,6 +44,10 @@
 namespace mlir::tessera::symbolic {
 namespace detail {
 
+/// The largest exponent `pow` (and the evaluator) expands by repeated
+/// multiplication when the scope has normalization rules.
+inline constexpr int64_t kMaxRepeatedMultiplications = 4096;
+
 //===----------------------------------------------------------------------===//
 // Checked integer arithmetic
 //===----------------------------------------------------------------------===//

@@ -131,6 +131,9 @@ struct AxisPart {
   int64_t axis = 0;
   int64_t pre = 1;
   int64_t size = 1;
+  bool operator==(const AxisPart &o) const {
+    return axis == o.axis && pre == o.pre && size == o.size;
+  }
 };
 
 /// How an array is laid out over a mesh: per dimension, the axis parts
