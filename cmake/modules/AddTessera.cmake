@@ -30,6 +30,16 @@ function(tessera_use_precompiled_headers name)
   endif()
 endfunction()
 
+# tessera_use_unity_build(<target>): with TESSERA_UNITY_BUILD, the target's
+# sources are compiled in batches (see the option in the top-level
+# CMakeLists.txt).
+function(tessera_use_unity_build name)
+  if(TESSERA_UNITY_BUILD)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${TESSERA_UNITY_BUILD_BATCH_SIZE})
+  endif()
+endfunction()
+
 # tessera_compile_as_test_code(<target>): test-only code (unit tests, the
 # corpus-replaying fuzz drivers) is compiled without optimization, unless
 # TESSERA_OPTIMIZE_TESTS is ON. The code under test lives in the libraries
@@ -59,6 +69,7 @@ function(tessera_add_library name)
   if(NOT ARG_NO_MLIR)
     tessera_use_precompiled_headers(${name})
   endif()
+  tessera_use_unity_build(${name})
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
