@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Execution/Artifact.h"
+#include "tessera/Execution/Calibrate.h"
 #include "tessera/Execution/Execution.h"
 #include "tessera/InitAllPasses.h"
 #include "tessera/Version.h"
@@ -42,7 +43,7 @@ cl::OptionCategory category("tessera-run options");
 struct Options {
   cl::opt<std::string> inputFile{cl::Positional,
                                  cl::desc("<input.mlir or artifact.tsx>"),
-                                 cl::Required, cl::cat(category)};
+                                 cl::Optional, cl::cat(category)};
   cl::opt<std::string> entry{"entry",
                              cl::desc("The function to run (default: the "
                                       "only public function, else `main`)"),
@@ -165,6 +166,27 @@ struct Options {
       cl::desc("spmd-auto-partition's options with --auto, e.g. "
                "\"memory-limit=64MiB report=true\""),
       cl::value_desc("options"), cl::cat(category)};
+  cl::opt<std::string> calibrate{
+      "calibrate", cl::ValueOptional,
+      cl::desc("Measure this host's emulated mesh (the program's mesh, or "
+               "--mesh \"name=size,...\" without a program) and write a "
+               "calibration file for spmd-auto-partition's calibration= to "
+               "FILE (default: stdout) instead of running"),
+      cl::value_desc("file"), cl::cat(category)};
+  cl::opt<std::string> calibrateSizes{
+      "calibrate-sizes",
+      cl::desc("With --calibrate: the collectives' per-device message sizes "
+               "(default 16KiB,64KiB,256KiB,1MiB)"),
+      cl::value_desc("bytes,..."), cl::cat(category)};
+  cl::opt<unsigned> calibrateRepeats{
+      "calibrate-repeats",
+      cl::desc("With --calibrate: runs or calls per timing (default 5)"),
+      cl::value_desc("N"), cl::init(5), cl::cat(category)};
+  cl::opt<int64_t> calibrateMatmul{
+      "calibrate-matmul",
+      cl::desc("With --calibrate: the size N of the N x N matmul (default "
+               "256)"),
+      cl::value_desc("N"), cl::init(256), cl::cat(category)};
   cl::opt<std::string> saveInputs{
       "save-inputs",
       cl::desc("Write the inputs as arg0.npy, ... to DIR (to repeat the run "
@@ -298,6 +320,62 @@ static int runLoaded(Expected<exec::Program> program,
   return exec::finishBackend(0);
 }
 
+/// `--calibrate`: measures the mesh of the program (with --mesh's sizes)
+/// or of --mesh alone and writes the calibration file.
+static int runCalibrate(const Options &options, const exec::RunOptions &run,
+                        mlir::MLIRContext &context) {
+  exec::CalibrateOptions calibrate;
+  if (!options.calibrateSizes.empty()) {
+    Expected<std::vector<int64_t>> sizes =
+        exec::parseMessageSizes(options.calibrateSizes);
+    if (!sizes)
+      return fail(sizes.takeError());
+    calibrate.messageBytes = std::move(*sizes);
+  }
+  calibrate.repeats = options.calibrateRepeats;
+  calibrate.matmulSize = options.calibrateMatmul;
+  calibrate.compile = run.compile;
+  calibrate.compile.autoPartition.reset();
+  calibrate.cache = run.cache;
+  calibrate.watchdogSeconds = run.watchdogSeconds;
+  std::string path =
+      options.calibrate.empty() ? std::string("-") : options.calibrate.getValue();
+  if (Error error = exec::validateCalibrateOptions(calibrate))
+    return fail(std::move(error));
+  if (Error error = exec::checkCalibrationPath(path))
+    return fail(std::move(error));
+  context.loadAllAvailableDialects();
+  exec::MeshInfo mesh;
+  if (options.inputFile.empty()) {
+    if (options.mesh.empty())
+      return fail(exec::makeError(
+          "--calibrate needs a program (its mesh) or --mesh \"name=size,...\""));
+    Expected<exec::MeshInfo> parsed = exec::parseMeshAxes(options.mesh);
+    if (!parsed)
+      return fail(parsed.takeError());
+    mesh = std::move(*parsed);
+  } else {
+    SourceMgr sourceMgr;
+    DiagnosticWriter diagnostics(sourceMgr, &context);
+    std::string message;
+    std::unique_ptr<MemoryBuffer> file =
+        mlir::openInputFile(options.inputFile, &message);
+    if (!file)
+      return fail(exec::makeError(message));
+    Expected<exec::Program> program =
+        exec::loadProgram(context, sourceMgr, std::move(file), options.entry);
+    if (!program)
+      return fail(program.takeError());
+    if (!options.mesh.empty())
+      if (Error error = exec::overrideMeshSizes(*program, options.mesh))
+        return fail(std::move(error));
+    mesh = program->mesh;
+  }
+  if (Error error = exec::runCalibration(context, mesh, calibrate, path))
+    return fail(std::move(error));
+  return 0;
+}
+
 /// `--help` lists tessera-run's options and MLIR's (`--mlir-*`); LLVM's
 /// code generation options stay accepted but are listed only by
 /// `--help-hidden`.
@@ -360,6 +438,8 @@ int main(int argc, char **argv) {
     return fail(exec::makeError("--cache-max-bytes must be at least 1"));
   if (Error error = exec::validateRunOptions(run))
     return fail(std::move(error));
+  if (options.calibrate.getNumOccurrences() && run.backend != "threads")
+    return fail(exec::makeError("--calibrate runs on the threads backend"));
   // With --backend=mpi this process joins the job; every step that can fail
   // on one process is agreed on by all (each prints the same error).
   if (Error error = exec::startBackend(run))
@@ -370,6 +450,12 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   // Diagnostics point at the source; the op dump would only repeat it.
   context.printOpOnDiagnostic(false);
+
+  if (options.calibrate.getNumOccurrences())
+    return runCalibrate(options, run, context);
+  if (options.inputFile.empty())
+    return fail(exec::makeError("no input file (expected <input.mlir or "
+                                "artifact.tsx>, or --calibrate)"));
 
   std::string message;
   std::unique_ptr<MemoryBuffer> file =
