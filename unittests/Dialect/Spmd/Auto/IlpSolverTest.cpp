@@ -141,3 +141,25 @@ TEST(IlpSolverTest, NodeLimitKeepsAFeasiblePlan) {
 }
 
 } // namespace
+
+TEST(IlpSolverTest, StopAtTheRootKeepsTheGreedyStart) {
+  // A knapsack under the memory limit: three nodes whose fast strategy
+  // (0) is big; one and a half fit, so the relaxation at the root is
+  // fractional and a node limit of 0 stops CBC there. It starts from each
+  // node's least-memory strategy (all 1), which fits.
+  PlanGraph graph;
+  for (int n = 0; n < 3; ++n)
+    graph.nodes.push_back({{cost(1, 60, 0), cost(3, 20, 0)}});
+  IlpOptions options;
+  options.memoryLimit = 120; // 60 + 20 + 20 fits, 60 + 60 + 20 does not
+  options.maxNodes = 0;
+  IlpResult stopped = solveMinimumTime(graph, options);
+  ASSERT_EQ(stopped.status, IlpStatus::Incumbent);
+  EXPECT_LE(evaluatePlan(graph, stopped.choice).getPeakBytes(), 120);
+  options.mipStart = false;
+  EXPECT_EQ(solveMinimumTime(graph, options).status, IlpStatus::NoSolution);
+  options.maxNodes = -1;
+  IlpResult solved = solveMinimumTime(graph, options);
+  ASSERT_EQ(solved.status, IlpStatus::Optimal);
+  EXPECT_EQ(evaluatePlan(graph, solved.choice).getTime(), 1 + 3 + 3);
+}

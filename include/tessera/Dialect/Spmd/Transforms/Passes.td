@@ -263,7 +263,9 @@ def SpmdAutoPartitionPass : Pass<"spmd-auto-partition", "ModuleOp"> {
     generation `v4`, `v5e`, `v5p`, `v6e`), `calibration` (a file written by
     `tessera-run --calibrate`, overriding `machine`), `time-limit` (CBC's,
     seconds; on expiry the best plan found is used with a warning),
-    `max-nodes` (CBC's branch-and-bound node limit, the same fallback),
+    `max-nodes` (CBC's branch-and-bound node limit, the same fallback;
+    CBC starts from a greedy plan, so a stop always leaves one unless
+    `mip-start=false`),
     `coarsen`, `mesh` (the mesh to plan for when the module has several),
     and `report`: a remark per decision (strategy, compute, communication,
     memory) and per function the plan's totals next to two baselines,
@@ -285,6 +287,9 @@ def SpmdAutoPartitionPass : Pass<"spmd-auto-partition", "ModuleOp"> {
            "The ILP solver's time limit in seconds">,
     Option<"maxNodes", "max-nodes", "int64_t", /*default=*/"-1",
            "The ILP solver's branch-and-bound node limit (-1: none)">,
+    Option<"mipStart", "mip-start", "bool", /*default=*/"true",
+           "Start the ILP solver from a greedy plan, so that a limit that "
+           "stops it leaves a plan">,
     Option<"coarsen", "coarsen", "bool", /*default=*/"true",
            "Merge arguments used once and elementwise ops into their "
            "neighbours before solving">,

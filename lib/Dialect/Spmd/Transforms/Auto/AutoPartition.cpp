@@ -26,7 +26,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 
@@ -138,6 +140,16 @@ void FunctionPlanner::addEdge(Value value, unsigned consumer,
     }
   graph.edges.push_back(std::move(edge));
   edgeUses.push_back({result, use, operandIndex, type});
+}
+
+/// `time-limit=10 s, max-nodes=0` (max-nodes only when set).
+static std::string describeLimits(const IlpOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "time-limit=" << llvm::format("%g", options.timeLimit) << " s";
+  if (options.maxNodes >= 0)
+    os << ", max-nodes=" << options.maxNodes;
+  return text;
 }
 
 /// A one-strategy node: `operands` needed, `results` given.
@@ -512,9 +524,8 @@ LogicalResult FunctionPlanner::solveAndApply(const IlpOptions &options,
   case IlpStatus::Optimal:
     break;
   case IlpStatus::Incumbent:
-    func.emitWarning() << "the ILP solver stopped at its limit (time-limit="
-                       << options.timeLimit
-                       << " s, max-nodes=" << options.maxNodes
+    func.emitWarning() << "the ILP solver stopped at its limit ("
+                       << describeLimits(options)
                        << "); using the best plan it found, which may not be "
                           "optimal";
     break;
@@ -536,9 +547,8 @@ LogicalResult FunctionPlanner::solveAndApply(const IlpOptions &options,
   }
   case IlpStatus::NoSolution:
     return func.emitError()
-           << "the ILP solver found no plan within its limit "
-              "(time-limit="
-           << options.timeLimit << " s, max-nodes=" << options.maxNodes << ")";
+           << "the ILP solver found no plan within its limit ("
+           << describeLimits(options) << ")";
   }
   std::vector<unsigned> choice =
       coarse ? coarse->expand(result.choice) : result.choice;
@@ -589,6 +599,7 @@ void SpmdAutoPartitionPass::runOnOperation() {
   IlpOptions ilp;
   ilp.timeLimit = timeLimit;
   ilp.maxNodes = maxNodes;
+  ilp.mipStart = mipStart;
   double limit = 0;
   if (!memoryLimit.empty()) {
     std::optional<double> bytes = parseByteSize(memoryLimit);

@@ -66,8 +66,11 @@ public:
   unsigned getNumColumns() const { return lowers.size(); }
   unsigned getNumRows() const { return rowLowers.size(); }
 
-  /// Solves with CBC; `solution` gets the best solution, if any.
-  IlpStatus solve(const IlpOptions &options, std::vector<double> &solution);
+  /// Solves with CBC, from `start` (values of the integer columns) if not
+  /// empty; `solution` gets the best solution, if any.
+  IlpStatus solve(const IlpOptions &options,
+                  const std::vector<std::pair<int, double>> &start,
+                  std::vector<double> &solution);
 
 private:
   std::vector<double> lowers, uppers, objectives;
@@ -77,6 +80,7 @@ private:
 };
 
 IlpStatus Program::solve(const IlpOptions &options,
+                         const std::vector<std::pair<int, double>> &start,
                          std::vector<double> &solution) {
   std::sort(entries.begin(), entries.end());
   unsigned numColumns = getNumColumns();
@@ -112,6 +116,16 @@ IlpStatus Program::solve(const IlpOptions &options,
   if (options.maxNodes >= 0) {
     std::string nodes = std::to_string(options.maxNodes);
     Cbc_setParameter(model, "maxN", nodes.c_str());
+  }
+  if (!start.empty()) {
+    std::vector<int> indices;
+    std::vector<double> startValues;
+    for (const auto &[column, value] : start) {
+      indices.push_back(column);
+      startValues.push_back(value);
+    }
+    Cbc_setMIPStartI(model, static_cast<int>(indices.size()), indices.data(),
+                     startValues.data());
   }
   Cbc_solve(model);
   IlpStatus status;
@@ -270,18 +284,26 @@ workTerms(const PlanGraph &graph, const Formulation &f, size_t n) {
   return terms;
 }
 
-/// Solves `f` (the program of `graph`) with `options`; fills `result`'s
-/// status, sizes and choice.
+/// Solves `f` (the program of `graph`) with `options`, from the plan
+/// `start` (a strategy per node) if not empty and `options.mipStart`; fills
+/// `result`'s status, sizes and choice.
 IlpResult finish(const WeightedGraph &graph, Formulation &f,
-                 const IlpOptions &options) {
+                 const IlpOptions &options,
+                 const std::vector<unsigned> &start = {}) {
   IlpResult result;
   result.numVariables = f.program.getNumColumns();
   result.numConstraints = f.program.getNumRows();
   result.numNodes = graph.nodes.size();
   result.numEdges = graph.edges.size();
   result.numPrograms = 1;
+  std::vector<std::pair<int, double>> startValues;
+  if (options.mipStart && start.size() == graph.nodes.size())
+    for (size_t n = 0; n < graph.nodes.size(); ++n)
+      for (unsigned k = 0; k < graph.nodes[n].size(); ++k)
+        startValues.emplace_back(f.firstColumn[n] + k,
+                                 start[n] == k ? 1.0 : 0.0);
   std::vector<double> solution;
-  result.status = f.program.solve(options, solution);
+  result.status = f.program.solve(options, startValues, solution);
   if (solution.empty())
     return result;
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
@@ -292,6 +314,35 @@ IlpResult finish(const WeightedGraph &graph, Formulation &f,
     result.choice.push_back(best);
   }
   return result;
+}
+
+/// Each node's strategy of least weight of its own (without its edges):
+/// a plan to start from when nothing constrains the plan.
+std::vector<unsigned> getGreedyStart(const WeightedGraph &graph) {
+  std::vector<unsigned> choice;
+  for (const std::vector<double> &weights : graph.nodes)
+    choice.push_back(static_cast<unsigned>(
+        std::min_element(weights.begin(), weights.end()) - weights.begin()));
+  return choice;
+}
+
+/// Each node's strategy of least memory (persistent plus working bytes,
+/// then time): the plan with the smallest peak a node at a time finds.
+std::vector<unsigned> getLeastMemoryStart(const PlanGraph &graph) {
+  std::vector<unsigned> choice;
+  for (const PlanNode &node : graph.nodes) {
+    unsigned best = 0;
+    auto key = [&](unsigned k) {
+      const StrategyCost &cost = node.strategies[k];
+      return std::make_pair(cost.persistentBytes + cost.workBytes,
+                            cost.compute + cost.comm);
+    };
+    for (unsigned k = 1; k < node.strategies.size(); ++k)
+      if (key(k) < key(best))
+        best = k;
+    choice.push_back(best);
+  }
+  return choice;
 }
 
 /// The plan of least weight of `graph` without a memory constraint: the
@@ -327,7 +378,7 @@ IlpResult solveReduced(const WeightedGraph &graph, const IlpOptions &options) {
             .count();
     remaining.timeLimit = std::max(0.0, options.timeLimit - elapsed);
     Formulation f = formulate(batch, /*memory=*/nullptr);
-    IlpResult part = finish(batch, f, remaining);
+    IlpResult part = finish(batch, f, remaining, getGreedyStart(batch));
     result.numVariables += part.numVariables;
     result.numConstraints += part.numConstraints;
     ++result.numPrograms;
@@ -381,7 +432,11 @@ IlpResult solveMinimumTime(const PlanGraph &graph, const IlpOptions &options) {
     terms.emplace_back(f.persistent, 1.0);
     f.program.addRow(terms, -kInfinity, *options.memoryLimit);
   }
-  return finish(weighted, f, options);
+  // Start from the plan of least memory a node at a time, when it fits.
+  std::vector<unsigned> start = getLeastMemoryStart(graph);
+  if (evaluatePlan(graph, start).getPeakBytes() > *options.memoryLimit)
+    start.clear();
+  return finish(weighted, f, options, start);
 }
 
 IlpResult solveMinimumPeak(const PlanGraph &graph, const IlpOptions &options) {
@@ -398,7 +453,7 @@ IlpResult solveMinimumPeak(const PlanGraph &graph, const IlpOptions &options) {
     terms.emplace_back(work, 1.0);
     f.program.addRow(terms, 0, kInfinity);
   }
-  return finish(weighted, f, options);
+  return finish(weighted, f, options, getLeastMemoryStart(graph));
 }
 
 } // namespace mlir::tessera::spmd::autopart

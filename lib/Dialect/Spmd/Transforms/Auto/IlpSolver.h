@@ -29,6 +29,9 @@ struct IlpOptions {
   long maxNodes = -1;
   /// The per-device peak limit, bytes (std::nullopt: none).
   std::optional<double> memoryLimit;
+  /// Give CBC a feasible plan to start from (a greedy one), so that a limit
+  /// that stops it always leaves a plan.
+  bool mipStart = true;
 };
 
 enum class IlpStatus {
@@ -38,7 +41,8 @@ enum class IlpStatus {
   Incumbent,
   /// No plan satisfies the constraints.
   Infeasible,
-  /// A limit stopped the solver before it found a plan.
+  /// A limit stopped the solver before it found a plan (only without a
+  /// start, or when no start fits the memory limit).
   NoSolution,
 };
 
