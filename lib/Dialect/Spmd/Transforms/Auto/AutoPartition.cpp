@@ -450,12 +450,19 @@ void FunctionPlanner::printReport(ArrayRef<unsigned> choice,
     reshardTime[edge.to] +=
         edge.time[choice[edge.from] * graph.getNumStrategies(edge.to) +
                   choice[edge.to]];
+  // An argument's remark is at its first use: its own location is on the
+  // function's first line, which the diagnostic printer would print again
+  // for every argument (quadratic in the arguments).
+  std::vector<std::optional<Location>> firstUse(nodes.size());
+  for (auto [e, edge] : llvm::enumerate(graph.edges))
+    if (!firstUse[edge.from] && edgeUses[e].use)
+      firstUse[edge.from] = edgeUses[e].use->getOwner()->getLoc();
   for (auto [n, node] : llvm::enumerate(nodes)) {
     const Strategy &strategy = node.strategies[choice[n]];
     const StrategyCost &cost = strategy.cost;
     std::string comm = formatSeconds(cost.comm + reshardTime[n]);
     if (node.arg) {
-      emitRemark(node.arg.getLoc())
+      emitRemark(firstUse[n].value_or(node.arg.getLoc()))
           << "auto-partition: argument #" << node.arg.getArgNumber() << ": "
           << describeStrategy(strategy, {}) << ", memory "
           << formatBytes(cost.persistentBytes);
