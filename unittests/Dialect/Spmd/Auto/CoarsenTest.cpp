@@ -56,7 +56,7 @@ TEST(CoarsenTest, FollowerTakesItsBestAnswer) {
   PlanGraph graph;
   graph.nodes = {node({1, 1}), node({5, 1}), node({1, 1})};
   graph.edges = {edge(0, 1, 2, 2, 10), edge(1, 2, 2, 2, 3)};
-  Coarsening coarse = coarsenGraph(graph, {{0, false}});
+  Coarsening coarse = coarsenGraph(graph, {{0, false, {}}});
   ASSERT_EQ(coarse.graph.nodes.size(), 2u);
   ASSERT_EQ(coarse.graph.edges.size(), 1u);
   EXPECT_EQ(coarse.groupOf, (std::vector<unsigned>{0, 0, 1}));
@@ -79,7 +79,7 @@ TEST(CoarsenTest, CheapReshardBeatsCostlyCompute) {
   PlanGraph graph;
   graph.nodes = {node({1, 1}), node({9, 1})};
   graph.edges = {edge(0, 1, 2, 2, 2)};
-  Coarsening coarse = coarsenGraph(graph, {{0, false}});
+  Coarsening coarse = coarsenGraph(graph, {{0, false, {}}});
   // Under strategy 0 of node 0, node 1 pays the reshard (2) to compute in 1.
   EXPECT_EQ(coarse.strategyOf[1], (std::vector<unsigned>{1, 1}));
   EXPECT_DOUBLE_EQ(coarse.graph.nodes[0].strategies[0].comm, 2);
@@ -91,14 +91,14 @@ TEST(CoarsenTest, EdgesInsideAGroupAreCountedOnce) {
   PlanGraph graph;
   graph.nodes = {node({0, 0}), node({0, 0}), node({0, 0})};
   graph.edges = {edge(0, 1, 2, 2, 1), edge(0, 2, 2, 2, 1), edge(1, 2, 2, 2, 1)};
-  Coarsening coarse = coarsenGraph(graph, {{0, false}, {1, false}});
+  Coarsening coarse = coarsenGraph(graph, {{0, false, {}}, {1, false, {}}});
   ASSERT_EQ(coarse.graph.nodes.size(), 1u);
   EXPECT_TRUE(coarse.graph.edges.empty());
   for (unsigned k = 0; k < 2; ++k)
     EXPECT_DOUBLE_EQ(coarse.graph.nodes[0].strategies[k].comm,
                      evaluatePlan(graph, coarse.expand({k})).comm);
   // A merge inside one group is skipped.
-  Coarsening twice = coarsenGraph(graph, {{0, false}, {1, false}, {2, false}});
+  Coarsening twice = coarsenGraph(graph, {{0, false, {}}, {1, false, {}}, {2, false, {}}});
   EXPECT_EQ(twice.graph.nodes.size(), 1u);
 }
 
@@ -108,7 +108,7 @@ TEST(CoarsenTest, FollowerAtTheFromEnd) {
   graph.nodes = {node({0, 0, 0}), node({2, 1})};
   graph.nodes[0].strategies[2].persistentBytes = 4;
   graph.edges = {edge(0, 1, 3, 2, 6)};
-  Coarsening coarse = coarsenGraph(graph, {{0, true}});
+  Coarsening coarse = coarsenGraph(graph, {{0, true, {}}});
   ASSERT_EQ(coarse.graph.nodes.size(), 1u);
   EXPECT_EQ(coarse.groupOf, (std::vector<unsigned>{0, 0}));
   EXPECT_EQ(coarse.strategyOf[0], (std::vector<unsigned>{0, 1}));
@@ -121,10 +121,34 @@ TEST(CoarsenTest, ParallelEdgesAreSummed) {
   // 0 -> 2 and 1 -> 2, with 1 following 0: two coarse edges become one.
   graph.edges = {edge(0, 2, 2, 2, 1), edge(1, 2, 2, 2, 2),
                  edge(0, 1, 2, 2, 100)};
-  Coarsening coarse = coarsenGraph(graph, {{2, false}});
+  Coarsening coarse = coarsenGraph(graph, {{2, false, {}}});
   ASSERT_EQ(coarse.graph.edges.size(), 1u);
   EXPECT_DOUBLE_EQ(coarse.graph.edges[0].time[1], 3);
   EXPECT_DOUBLE_EQ(coarse.graph.edges[0].time[0], 0);
 }
 
 } // namespace
+
+TEST(CoarsenTest, FollowerKeepsItsLeadersSharding) {
+  // Node 1 follows node 0 over a free edge: its strategy 1 (a finer
+  // sharding, a free slice) is cheaper on its own, but only strategy k
+  // keeps the sharding of the leader's strategy k; strategy 1 of node 0 has
+  // no such follower strategy and takes the cheapest.
+  PlanGraph graph;
+  graph.nodes = {node({1, 1, 1}), node({5, 1})};
+  PlanEdge free;
+  free.from = 0;
+  free.to = 1;
+  free.time.assign(6, 0);
+  free.bytes.assign(6, 0);
+  graph.edges = {free};
+  Coarsening greedy = coarsenGraph(graph, {{0, false, {}}});
+  EXPECT_EQ(greedy.strategyOf[1], (std::vector<unsigned>{1, 1, 1}));
+  // keeps[k * 2 + l]: (0, 0) and (2, 0) keep; node 0's strategy 1 none.
+  Coarsening kept = coarsenGraph(
+      graph, {{0, false, {true, false, false, false, true, false}}});
+  EXPECT_EQ(kept.strategyOf[1], (std::vector<unsigned>{0, 1, 0}));
+  ASSERT_EQ(kept.graph.nodes.size(), 1u);
+  EXPECT_DOUBLE_EQ(kept.graph.nodes[0].strategies[0].compute, 6);
+  EXPECT_DOUBLE_EQ(kept.graph.nodes[0].strategies[1].compute, 2);
+}

@@ -319,8 +319,17 @@ void FunctionPlanner::visitOp(Operation *op) {
     if (nodes[graph.edges[e].from].kind == NodeKind::Op)
       first = e;
   }
-  if (first)
-    merges.push_back({*first, /*followerIsFrom=*/false});
+  if (first) {
+    // The follower keeps its leader's sharding of the operand.
+    FollowMerge merge{*first, /*followerIsFrom=*/false, {}};
+    const PlanEdge &edge = graph.edges[*first];
+    const EdgeUse &use = edgeUses[*first];
+    for (const Strategy &k : nodes[edge.from].strategies)
+      for (const Strategy &l : nodes[index].strategies)
+        merge.keeps.push_back(haveSameDimAxes(k.results[use.producerResult],
+                                              l.operands[use.operandIndex]));
+    merges.push_back(std::move(merge));
+  }
 }
 
 void FunctionPlanner::build() {
@@ -358,7 +367,7 @@ void FunctionPlanner::build() {
     unsigned from = graph.edges[e].from;
     if (nodes[from].kind != NodeKind::Op && nodes[from].arg &&
         degree[from] == 1)
-      argumentMerges.push_back({e, /*followerIsFrom=*/true});
+      argumentMerges.push_back({e, /*followerIsFrom=*/true, {}});
   }
   argumentMerges.insert(argumentMerges.end(), merges.begin(), merges.end());
   merges = std::move(argumentMerges);

@@ -91,21 +91,38 @@ void Merger::merge(const FollowMerge &m) {
   size_t numG = costs[g].size(), numF = costs[f].size();
   // The follower's best answer to each strategy of the leader's group.
   std::vector<unsigned> answer(numG);
+  auto keeps = [&](unsigned leadStrategy, unsigned followStrategy) {
+    if (m.keeps.empty())
+      return true;
+    size_t index =
+        m.followerIsFrom
+            ? static_cast<size_t>(followStrategy) *
+                      graph.getNumStrategies(edge.to) +
+                  leadStrategy
+            : static_cast<size_t>(leadStrategy) *
+                      graph.getNumStrategies(edge.to) +
+                  followStrategy;
+    return static_cast<bool>(m.keeps[index]);
+  };
   for (size_t k = 0; k < numG; ++k) {
     unsigned best = 0;
+    bool bestKeeps = false;
     double bestTime = 0, bestBytes = 0;
     for (unsigned l = 0; l < numF; ++l) {
       unsigned leadStrategy = strategyOf[lead][k];
       unsigned followStrategy = strategyOf[follow][l];
+      bool kept = keeps(leadStrategy, followStrategy);
       auto [time, bytes] = m.followerIsFrom
                                ? edgeCost(m.edge, followStrategy, leadStrategy)
                                : edgeCost(m.edge, leadStrategy, followStrategy);
       const StrategyCost &own = costs[f][l];
       time += own.compute + own.comm;
       double memory = own.persistentBytes + own.workBytes + bytes;
-      if (l == 0 || time < bestTime ||
-          (time == bestTime && memory < bestBytes)) {
+      if (l == 0 || (kept && !bestKeeps) ||
+          (kept == bestKeeps &&
+           (time < bestTime || (time == bestTime && memory < bestBytes)))) {
         best = l;
+        bestKeeps = kept;
         bestTime = time;
         bestBytes = memory;
       }

@@ -27,6 +27,14 @@ namespace mlir::tessera::spmd::autopart {
 struct FollowMerge {
   unsigned edge = 0;
   bool followerIsFrom = false;
+  /// Per strategy pair of the edge's ends (`from * numTo + to`, as the
+  /// edge's costs): whether the follower's strategy keeps the value's
+  /// sharding as the leader's gives it. When not empty, the follower
+  /// answers with such a strategy where the leader's strategy has one: a
+  /// follower's cheaper answer on another sharding (a finer one is a free
+  /// slice) would be paid for by its other neighbours, which the merge does
+  /// not see.
+  std::vector<bool> keeps;
 };
 
 /// A coarse graph and the way back to the original nodes.
