@@ -117,3 +117,26 @@ func.func @explicit_axes_untouched(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 func.func @no_mesh(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   return %x : tensor<8x8xf32>
 }
+
+// -----
+
+// Tests that a value a region uses (the table a gather-like linalg body
+// reads with tensor.extract, not an operand) stays replicated: no decision
+// sees that use, and sharding the table would make the body read local
+// rows at global indices. The batch input is still sharded.
+spmd.mesh @mesh = <["data"=2, "model"=4]>
+// CHECK-LABEL: func.func @captured
+// CHECK-SAME: %arg0: tensor<64x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>}
+// CHECK-SAME: %arg1: tensor<32x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"data", "model"}, {}]>}
+func.func @captured(%table: tensor<64x16xf32>, %x: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x16xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(b, c) -> (b, c)>, affine_map<(b, c) -> (b, c)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<32x16xf32>) outs(%e : tensor<32x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %b = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %row = tensor.extract %table[%b, %c] : tensor<64x16xf32>
+    %s = arith.addf %row, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %g : tensor<32x16xf32>
+}

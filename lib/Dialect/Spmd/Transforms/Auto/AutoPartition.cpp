@@ -96,6 +96,20 @@ private:
   void addEdge(Value value, unsigned consumer, unsigned operandIndex,
                OpOperand *use);
   void visitOp(Operation *op);
+  /// Whether an op's region inside the function uses `value` (a use no
+  /// decision's operands see).
+  bool isCapturedInRegion(Value value) const {
+    Operation *funcOp = func;
+    return llvm::any_of(value.getUses(), [&](OpOperand &use) {
+      return use.getOwner()->getParentOp() != funcOp;
+    });
+  }
+  static bool isReplicated(TensorShardingAttr sharding) {
+    return !sharding || llvm::all_of(sharding.getDimShardings(),
+                                     [](DimensionShardingAttr dim) {
+                                       return dim.getAxes().empty();
+                                     });
+  }
   std::vector<unsigned> bestResponses(std::vector<unsigned> choice) const;
   void apply(ArrayRef<unsigned> choice);
   void printReport(ArrayRef<unsigned> choice, const PlanTotals &totals,
@@ -282,6 +296,18 @@ void FunctionPlanner::visitOp(Operation *op) {
   node.rule = rule;
   node.pointwise = isPointwise(rule);
   node.strategies = enumerateOpStrategies(op, rule, mesh, node.dataParallel);
+  // A result that an op's region uses (captured, not an operand) stays
+  // replicated: no decision sees that use.
+  for (OpResult result : op->getResults()) {
+    if (!isCapturedInRegion(result))
+      continue;
+    std::vector<Strategy> kept;
+    for (Strategy &strategy : node.strategies)
+      if (isReplicated(strategy.results[result.getResultNumber()]))
+        kept.push_back(std::move(strategy));
+    node.strategies = std::move(kept);
+    node.dataParallel = 0;
+  }
   // An annotated op keeps its annotation: only strategies that give it.
   if (auto declared = op->getAttrOfType<TensorShardingPerValueAttr>(
           SpmdDialect::kShardingAttrName)) {
@@ -348,6 +374,10 @@ void FunctionPlanner::build() {
     } else {
       node.kind = NodeKind::Argument;
       node.strategies = enumerateValueStrategies(type, mesh);
+      // Used inside a region (e.g. a linalg body's tensor.extract): the
+      // replicated strategy (the first) only.
+      if (isCapturedInRegion(arg))
+        node.strategies.resize(1);
     }
     producers[arg] = {addNode(std::move(node)), 0};
   }
