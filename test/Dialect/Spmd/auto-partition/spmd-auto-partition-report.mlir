@@ -1,7 +1,7 @@
 // RUN: tessera-opt %s --spmd-auto-partition="report=true" -o /dev/null 2>&1 | FileCheck %s
 // RUN: tessera-opt %s --spmd-auto-partition="report=true memory-limit=256KiB" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
 // RUN: tessera-opt %s --spmd-auto-partition="report=true machine=v5e" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TPU
-// RUN: printf 'tessera-calibration 1\nmatmul_gflops 1000\ncollective * all_reduce 0.001 0\n' > %t.cal
+// RUN: printf 'tessera-calibration 1\nmatmul_gflops 1000\nmemory_gbps 1000\ncollective * all_reduce 0.001 0\n' > %t.cal
 // RUN: tessera-opt %s --spmd-auto-partition="report=true calibration=%t.cal" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAL
 
 // Tests the report: one remark per decision with its strategy, compute,
@@ -43,10 +43,12 @@ func.func @mlp(%x: tensor<64x128xf32>, %w0: tensor<128x512xf32>, %w1: tensor<512
 // LIMIT: remark: auto-partition: {i: "data", k: "model"}, compute {{.*}}, communication {{[1-9].*}} us
 // LIMIT: remark: auto-partition: plan: step {{.*}}, collective bytes 24.0 KiB, peak 256.0 KiB per device
 
-// On a TPU the weights are small next to the links' bandwidth: the same
-// data-parallel plan.
-// TPU: remark: auto-partition: plan: step {{.*}}, collective bytes 0 B, peak 808.0 KiB per device
+// On a TPU these matmuls are bound by their memory traffic (819 GB/s next
+// to 197 TFLOP/s): the plan reads less of the second weight, its columns
+// sharded over "data", still without a collective.
+// TPU: remark: auto-partition: argument #2: [{}, {"data"}], memory 128.0 KiB
+// TPU: remark: auto-partition: plan: step {{.*}}, collective bytes 0 B, peak 720.0 KiB per device
 
-// With the calibration's fast matmuls (1 TFLOP/s) and slow all-reduces
+// With the calibration's fast matmuls (1 TFLOP/s, 1 TB/s) and slow all-reduces
 // (1 ms), the plan avoids the all-reduce.
 // CAL: remark: auto-partition: plan: {{.*}} collective bytes 0 B

@@ -48,6 +48,9 @@ TEST(CostModelTest, ComputeTime) {
   MachineModel model = *getBuiltinMachineModel("v5e");
   EXPECT_DOUBLE_EQ(model.getComputeTime(197e12, 0, true), 1.0);
   EXPECT_DOUBLE_EQ(model.getComputeTime(0, 819e9, false), 1.0);
+  // A contraction is bound by its memory traffic when that takes longer.
+  EXPECT_DOUBLE_EQ(model.getComputeTime(197e12, 2 * 819e9, true), 2.0);
+  EXPECT_DOUBLE_EQ(model.getComputeTime(2 * 197e12, 819e9, true), 2.0);
 }
 
 TEST(CostModelTest, BuiltinModels) {

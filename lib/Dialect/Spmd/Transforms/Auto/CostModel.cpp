@@ -87,8 +87,10 @@ double MachineModel::getCollectiveTime(
 
 double MachineModel::getComputeTime(double flopCount, double bytes,
                                     bool isContraction) const {
+  // A contraction is bound by the slower of its arithmetic and its memory
+  // traffic (a matmul of a few rows streams its whole weight).
   if (isContraction)
-    return flopCount / flops;
+    return std::max(flopCount / flops, bytes / memoryBandwidth);
   return bytes / memoryBandwidth;
 }
 

@@ -80,8 +80,10 @@ struct MachineModel {
                            double bytes) const;
 
   /// The time of an op that does `flops` floating-point operations and
-  /// touches `bytes` per device: contractions (`isContraction`) at the
-  /// compute throughput, other ops at the memory bandwidth.
+  /// touches `bytes` per device: a contraction (`isContraction`) takes the
+  /// longer of its FLOPs at the compute throughput and its bytes at the
+  /// memory bandwidth (a roofline), other ops their bytes at the memory
+  /// bandwidth.
   double getComputeTime(double flops, double bytes, bool isContraction) const;
 };
 
