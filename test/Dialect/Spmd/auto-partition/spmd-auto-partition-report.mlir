@@ -26,9 +26,10 @@ func.func @mlp(%x: tensor<64x128xf32>, %w0: tensor<128x512xf32>, %w1: tensor<512
   return %r : tensor<64x128xf32>
 }
 
-// CHECK: remark: auto-partition: argument #0: [{"data", "model"}, {}], memory 4.0 KiB
-// CHECK: remark: auto-partition: argument #1: [{}, {}], memory 256.0 KiB
-// CHECK: remark: auto-partition: argument #2: [{}, {}], memory 256.0 KiB
+// An argument's remark is at its first use (not on the function's line).
+// CHECK: spmd-auto-partition-report.mlir:22:{{[0-9]+}}: remark: auto-partition: argument #0: [{"data", "model"}, {}], memory 4.0 KiB
+// CHECK: spmd-auto-partition-report.mlir:22:{{[0-9]+}}: remark: auto-partition: argument #1: [{}, {}], memory 256.0 KiB
+// CHECK: spmd-auto-partition-report.mlir:25:{{[0-9]+}}: remark: auto-partition: argument #2: [{}, {}], memory 256.0 KiB
 // CHECK: remark: auto-partition: {i: ("data", "model")}, compute {{.*}}, communication 0.0 us, memory {{.*}}
 // CHECK: remark: auto-partition: {i: ("data", "model")}, compute {{.*}}, communication 0.0 us, memory {{.*}}
 // CHECK: remark: auto-partition: plan: step {{.*}} (compute {{.*}}, communication 0.0 us), collective bytes 0 B, peak 808.0 KiB per device
