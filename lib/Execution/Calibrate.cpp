@@ -131,7 +131,7 @@ llvm::Error mlir::tessera::exec::writeCalibration(llvm::StringRef text,
 }
 
 /// `spmd.mesh @mesh = <["data"=2, "model"=4]>`, or nothing for one device.
-static std::string getMeshText(const MeshInfo &mesh) {
+static std::string getCalibrationMeshText(const MeshInfo &mesh) {
   if (mesh.names.empty())
     return "";
   std::string text = "spmd.mesh @mesh = <[";
@@ -143,10 +143,10 @@ static std::string getMeshText(const MeshInfo &mesh) {
 
 /// Compiles `source` (a module with a public @main of f32 arguments) and
 /// returns the fastest of `options.repeats` runs on `mesh`, seconds.
-static llvm::Expected<double> timeProgram(MLIRContext &context, rt::Mesh &mesh,
-                                          llvm::StringRef name,
-                                          const std::string &source,
-                                          const CalibrateOptions &options) {
+static llvm::Expected<double>
+timeCalibrationProgram(MLIRContext &context, rt::Mesh &mesh,
+                       llvm::StringRef name, const std::string &source,
+                       const CalibrateOptions &options) {
   llvm::SourceMgr sourceMgr;
   llvm::Expected<Program> program =
       loadProgram(context, sourceMgr,
@@ -188,7 +188,7 @@ static llvm::Expected<double> timeProgram(MLIRContext &context, rt::Mesh &mesh,
   return std::max(best, 1e-9);
 }
 
-static std::string formatValue(double value) {
+static std::string formatCalibrationNumber(double value) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.6g", value);
   return text;
@@ -208,7 +208,7 @@ mlir::tessera::exec::calibrate(MLIRContext &context, const MeshInfo &meshInfo,
   if (options.watchdogSeconds &&
       !mesh->setWatchdogTimeout(*options.watchdogSeconds))
     return makeError("--watchdog-seconds must be a finite number >= 0");
-  std::string meshText = getMeshText(meshInfo);
+  std::string meshText = getCalibrationMeshText(meshInfo);
   double devices = static_cast<double>(mesh->numDevices());
 
   // The matmul: 2 N^3 FLOP per device.
@@ -221,8 +221,8 @@ mlir::tessera::exec::calibrate(MLIRContext &context, const MeshInfo &meshInfo,
       "\n  %f = linalg.fill ins(%zero : f32) outs(%e : " + t + ") -> " + t +
       "\n  %c = linalg.matmul ins(%a, %b : " + t + ", " + t +
       ") outs(%f : " + t + ") -> " + t + "\n  return %c : " + t + "\n}\n";
-  llvm::Expected<double> matmulSeconds =
-      timeProgram(context, *mesh, "calibrate-matmul", matmul, options);
+  llvm::Expected<double> matmulSeconds = timeCalibrationProgram(
+      context, *mesh, "calibrate-matmul", matmul, options);
   if (!matmulSeconds)
     return matmulSeconds.takeError();
   double flop = 2.0 * static_cast<double>(n) * n * n;
@@ -237,7 +237,7 @@ mlir::tessera::exec::calibrate(MLIRContext &context, const MeshInfo &meshInfo,
                     ") outs(%e : " + v + ") -> " + v + "\n  return %c : " + v +
                     "\n}\n";
   llvm::Expected<double> addSeconds =
-      timeProgram(context, *mesh, "calibrate-add", add, options);
+      timeCalibrationProgram(context, *mesh, "calibrate-add", add, options);
   if (!addSeconds)
     return addSeconds.takeError();
   double bytes = 3.0 * 4 * 256 * static_cast<double>(elements);
@@ -255,13 +255,13 @@ mlir::tessera::exec::calibrate(MLIRContext &context, const MeshInfo &meshInfo,
   os << "# tessera-run --calibrate on " << meshInfo.toString() << " ("
      << static_cast<int64_t>(devices) << (devices == 1 ? " device" : " devices")
      << ")\n";
-  os << "# matmul " << n << "x" << n << "x" << n
-     << " f32 on every device: " << formatValue(*matmulSeconds * 1e3)
-     << " ms; add of 2 x " << formatValue(bytes / 3)
-     << " B: " << formatValue(*addSeconds * 1e3) << " ms\n";
+  os << "# matmul " << n << "x" << n << "x" << n << " f32 on every device: "
+     << formatCalibrationNumber(*matmulSeconds * 1e3) << " ms; add of 2 x "
+     << formatCalibrationNumber(bytes / 3)
+     << " B: " << formatCalibrationNumber(*addSeconds * 1e3) << " ms\n";
   os << "tessera-calibration 1\n";
-  os << "matmul_gflops " << formatValue(gflops) << "\n";
-  os << "memory_gbps " << formatValue(gbps) << "\n";
+  os << "matmul_gflops " << formatCalibrationNumber(gflops) << "\n";
+  os << "memory_gbps " << formatCalibrationNumber(gbps) << "\n";
   static constexpr rt::CollectiveKind kKinds[] = {
       rt::CollectiveKind::AllReduce, rt::CollectiveKind::AllGather,
       rt::CollectiveKind::ReduceScatter, rt::CollectiveKind::AllToAll,
@@ -285,21 +285,21 @@ mlir::tessera::exec::calibrate(MLIRContext &context, const MeshInfo &meshInfo,
           x.push_back(sample.movedBytes);
           y.push_back(sample.seconds);
           axisOs << "# " << meshInfo.names[axis] << " " << fileName(kind) << " "
-                 << sample.bytes << " B (" << formatValue(sample.movedBytes)
-                 << " B moved): " << formatValue(sample.seconds * 1e6)
-                 << " us\n";
+                 << sample.bytes << " B ("
+                 << formatCalibrationNumber(sample.movedBytes) << " B moved): "
+                 << formatCalibrationNumber(sample.seconds * 1e6) << " us\n";
         }
       rt::AlphaBetaFit fit = rt::fitAlphaBeta(x, y, rt::getRelativeWeights(y));
       alphaSum += fit.alpha;
       betaSum += fit.beta;
       axisOs << "collective " << meshInfo.names[axis] << " " << fileName(kind)
-             << " " << formatValue(fit.alpha) << " " << formatValue(fit.beta)
-             << "\n";
+             << " " << formatCalibrationNumber(fit.alpha) << " "
+             << formatCalibrationNumber(fit.beta) << "\n";
     }
     if (!axes.empty())
       os << "collective * " << fileName(kind) << " "
-         << formatValue(alphaSum / axes.size()) << " "
-         << formatValue(betaSum / axes.size()) << "\n";
+         << formatCalibrationNumber(alphaSum / axes.size()) << " "
+         << formatCalibrationNumber(betaSum / axes.size()) << "\n";
   }
   os << perAxis;
   return text;

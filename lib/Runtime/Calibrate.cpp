@@ -82,7 +82,7 @@ double tessera::rt::getRingMovedBytes(CollectiveKind kind, int64_t groupSize,
 
 namespace {
 /// One timing to take: a collective along an axis on a buffer.
-struct Point {
+struct CalibrationPoint {
   CollectiveKind kind;
   int axis;
   int64_t elements;
@@ -91,10 +91,11 @@ struct Point {
 
 /// Calls collective `point` once on the calling device (`in` and `out`
 /// hold `point.elements` f32 each; `group` is the axis's part triple).
-static void callCollective(const Point &point, int64_t groupSize,
-                           const int64_t *group, const float *in, float *out,
-                           const std::vector<int64_t> &sources,
-                           const std::vector<int64_t> &targets) {
+static void callCalibrationCollective(const CalibrationPoint &point,
+                                      int64_t groupSize, const int64_t *group,
+                                      const float *in, float *out,
+                                      const std::vector<int64_t> &sources,
+                                      const std::vector<int64_t> &targets) {
   int64_t elements = point.elements;
   switch (point.kind) {
   case CollectiveKind::AllReduce:
@@ -138,7 +139,7 @@ bool tessera::rt::measureCollectives(
       CollectiveKind::AllReduce, CollectiveKind::AllGather,
       CollectiveKind::ReduceScatter, CollectiveKind::AllToAll,
       CollectiveKind::Permute};
-  std::vector<Point> points;
+  std::vector<CalibrationPoint> points;
   int64_t largest = 0;
   for (size_t a = 0; a < spec.axisSizes.size(); ++a) {
     int64_t n = spec.axisSizes[a];
@@ -166,7 +167,7 @@ bool tessera::rt::measureCollectives(
     std::vector<float> in(static_cast<size_t>(largest), 1.0f);
     std::vector<float> out(static_cast<size_t>(largest), 0.0f);
     for (size_t p = 0; p < points.size(); ++p) {
-      const Point &point = points[p];
+      const CalibrationPoint &point = points[p];
       int64_t n = spec.axisSizes[point.axis];
       int64_t group[3] = {point.axis, 1, n};
       std::vector<int64_t> sources, targets;
@@ -179,8 +180,8 @@ bool tessera::rt::measureCollectives(
                            "calibrate");
         auto start = std::chrono::steady_clock::now();
         for (unsigned r = 0; r < repeats; ++r)
-          callCollective(point, n, group, in.data(), out.data(), sources,
-                         targets);
+          callCalibrationCollective(point, n, group, in.data(), out.data(),
+                                    sources, targets);
         tessera_rt_barrier(all.data(), static_cast<int32_t>(all.size() / 3),
                            "calibrate");
         double seconds = std::chrono::duration<double>(
@@ -196,7 +197,7 @@ bool tessera::rt::measureCollectives(
     return false;
   samples.clear();
   for (size_t p = 0; p < points.size(); ++p) {
-    const Point &point = points[p];
+    const CalibrationPoint &point = points[p];
     CollectiveSample sample;
     sample.kind = point.kind;
     sample.axis = point.axis;
