@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #include <numeric>
 
@@ -272,6 +273,107 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
     }
   }
   return chosen;
+}
+
+//===----------------------------------------------------------------------===//
+// Windowed ops
+//===----------------------------------------------------------------------===//
+
+/// A term `c * dN` (c >= 1) of an index expression: the loop N and c.
+static std::optional<std::pair<unsigned, int64_t>>
+getScaledLoop(AffineExpr expr) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return std::make_pair(dim.getPosition(), int64_t(1));
+  auto mul = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!mul || mul.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(mul.getLHS());
+  auto factor = dyn_cast<AffineConstantExpr>(mul.getRHS());
+  if (!dim || !factor || factor.getValue() < 1)
+    return std::nullopt;
+  return std::make_pair(dim.getPosition(), factor.getValue());
+}
+
+SmallVector<WindowedDim> getWindowedDims(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return {};
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  // The loops some init reads (directly; anything else but a constant is
+  // not a windowed op).
+  llvm::SmallBitVector inInit(op.getNumLoops());
+  SmallVector<AffineMap> initMaps;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    initMaps.push_back(map);
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        inInit.set(dim.getPosition());
+      else if (!isa<AffineConstantExpr>(expr))
+        return {};
+    }
+  }
+  SmallVector<WindowedDim> windowed;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      if (isa<AffineDimExpr, AffineConstantExpr>(expr))
+        continue;
+      auto add = dyn_cast<AffineBinaryOpExpr>(expr);
+      if (!add || add.getKind() != AffineExprKind::Add)
+        return {};
+      auto out = getScaledLoop(add.getLHS());
+      auto window = getScaledLoop(add.getRHS());
+      if (!out || !window)
+        return {};
+      if (iterators[out->first] != utils::IteratorType::parallel)
+        std::swap(out, window);
+      if (iterators[out->first] != utils::IteratorType::parallel ||
+          iterators[window->first] != utils::IteratorType::reduction ||
+          inInit.test(window->first))
+        return {};
+      for (AffineMap initMap : initMaps)
+        if (!llvm::is_contained(initMap.getResults(),
+                                getAffineDimExpr(out->first, op.getContext())))
+          return {};
+      windowed.push_back(
+          WindowedDim{input->getOperandNumber(), static_cast<int64_t>(d),
+                      out->first, window->first, out->second, window->second});
+    }
+  }
+  return windowed;
+}
+
+SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() == 0)
+    return {};
+  bool permutation = false;
+  for (int64_t f = 0; f < rule.getNumFactors(); ++f)
+    permutation |= rule.isPermutation(f);
+  if (!permutation)
+    return {};
+  // The rule must be the linalg model's, a factor per loop (not one
+  // written by hand).
+  SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
+  if (rule.getNumFactors() != static_cast<int64_t>(loopSizes.size()))
+    return {};
+  for (auto [f, size] : llvm::enumerate(loopSizes))
+    if (rule.getFactorSize(f) != size)
+      return {};
+  SmallVector<WindowedDim> windowed = getWindowedDims(linalgOp);
+  for (const WindowedDim &w : windowed) {
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(w.operand).getType());
+    ArrayRef<int64_t> factors = rule.getOperandMapping(w.operand)
+                                    .getDimMappings()[w.dim]
+                                    .getFactorIndices();
+    if (!type || ShapedType::isDynamic(type.getDimSize(w.dim)) ||
+        ShapedType::isDynamic(loopSizes[w.outLoop]) ||
+        ShapedType::isDynamic(loopSizes[w.windowLoop]) ||
+        !rule.isPermutation(w.outLoop) || factors.size() != 1 ||
+        factors[0] != w.outLoop)
+      return {};
+  }
+  return windowed;
 }
 
 TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,

@@ -18,6 +18,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "llvm/ADT/BitVector.h"
 
 #include <optional>
@@ -45,6 +46,30 @@ chooseFactorAxes(OpShardingRuleAttr rule, const ShardingProjection &projection,
                  ArrayRef<int64_t> tensorSizes,
                  const llvm::BitVector &shardable,
                  const llvm::BitVector &paddable, MeshAttr mesh);
+
+/// An input dimension of a structured op read through a window (a spatial
+/// dimension of a convolution's or pooling's input): indexed by
+/// `stride * outLoop + dilation * windowLoop`, where `outLoop` is a parallel
+/// loop every init indexes directly and `windowLoop` a reduction loop no
+/// init reads. Its sharding rule maps it to `outLoop`, a permutation factor.
+struct WindowedDim {
+  unsigned operand;
+  int64_t dim;
+  unsigned outLoop;
+  unsigned windowLoop;
+  int64_t stride;
+  int64_t dilation;
+};
+
+/// The windowed input dimensions of `op`; none when an input dimension is
+/// indexed by another combination of loops or an init by anything but loops
+/// and constants (those ops keep their permutation factors unsharded).
+SmallVector<WindowedDim> getWindowedDims(linalg::LinalgOp op);
+
+/// The windowed dimensions of `op` whose output loops may be sharded with a
+/// halo exchange (spmd-partition's exchangeHalos) under `rule`, the rule of
+/// `op` with one factor per loop; none for other ops and rules.
+SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule);
 
 /// The sharding of a tensor with `mapping` under the factor axes `chosen`.
 TensorShardingAttr buildSharding(MLIRContext *ctx, TensorMappingAttr mapping,

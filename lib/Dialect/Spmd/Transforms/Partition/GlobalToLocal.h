@@ -38,6 +38,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -169,6 +170,18 @@ private:
 void populateCollectivePartitionPatterns(RewritePatternSet &patterns,
                                          GlobalToLocalTypeConverter &converter,
                                          PartitionState &state);
+
+/// The halo exchange of a windowed op (a convolution or pooling, see
+/// WindowedDim) whose output loop is sharded (its operands already local,
+/// its results global): each windowed input is replaced by the part of the
+/// input this device's output block reads, its own block extended by the
+/// overlap its neighbours along the output's axes hold (`comm.permute`s of
+/// slices of their blocks, several hops when the overlap is larger than a
+/// block) and cut to the window (at an offset that depends on the device
+/// when the blocks of input and output do not line up). Fails after a
+/// diagnostic on a layout insert-reshards does not produce.
+LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
+                            RewriterBase &rewriter);
 
 /// Gives `op` the local form its PartitionOpInterface builds (its operands
 /// already local), or fails after a diagnostic.

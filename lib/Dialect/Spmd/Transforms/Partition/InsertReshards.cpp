@@ -40,6 +40,7 @@
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Sequence.h"
 
 namespace mlir::tessera::spmd {
 #define GEN_PASS_DEF_SPMDINSERTRESHARDSPASS
@@ -47,8 +48,10 @@ namespace mlir::tessera::spmd {
 
 using detail::buildSharding;
 using detail::chooseFactorAxes;
+using detail::getHaloDims;
 using detail::getPaddableFactors;
 using detail::isPaddingSafe;
+using detail::WindowedDim;
 
 namespace {
 
@@ -486,6 +489,12 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
   // The symbol table the meshes are resolved in (operands on another mesh
   // than the common one are compared with their targets there).
   key.push_back(symbolTableOf(op));
+  // Whether a permutation factor is a window's output loop, which may be
+  // sharded, depends on the indexing maps (strides and dilations).
+  if (linalgOp &&
+      llvm::any_of(llvm::seq<int64_t>(rule.getNumFactors()),
+                   [&](int64_t f) { return rule.isPermutation(f); }))
+    key.push_back(linalgOp.getIndexingMaps().getAsOpaquePointer());
   for (auto [operand, sharding] :
        llvm::zip_equal(op->getOperands(), operandShardings)) {
     key.push_back(operand.getType().getAsOpaquePointer());
@@ -528,8 +537,44 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
     }
     shardable.set(f);
   }
+  // Windowed ops (convolutions, poolings): the output loop of a windowed
+  // input dimension may be sharded when that input has the dimension
+  // sharded (spmd-partition then gives each device the window overlap from
+  // its neighbours, a halo exchange), if its axes divide both the output
+  // and the input dimension; the window loop stays unsharded (the input
+  // dimension does not carry it).
+  SmallVector<WindowedDim> windowed = getHaloDims(op, rule);
+  for (const WindowedDim &w : windowed)
+    shardable.reset(w.windowLoop);
+  for (const WindowedDim &w : windowed) {
+    TensorShardingAttr sharding = operandShardings[w.operand];
+    if (sharding && w.dim < sharding.getRank() &&
+        !sharding.getDimSharding(w.dim).getAxes().empty()) {
+      shardable.set(w.outLoop);
+      paddable.reset(w.outLoop);
+    }
+  }
   SmallVector<SmallVector<AxisRefAttr>> chosen =
       chooseFactorAxes(rule, projection, sizes, shardable, paddable, mesh);
+  // An output loop whose axes do not divide a windowed input dimension
+  // stays unsharded (the dimension is gathered for the op).
+  for (bool again = !windowed.empty(); again;) {
+    again = false;
+    for (const WindowedDim &w : windowed) {
+      int64_t parts = 1;
+      for (AxisRefAttr axis : chosen[w.outLoop])
+        parts *= axis.getSize(mesh);
+      int64_t size = cast<RankedTensorType>(op->getOperand(w.operand).getType())
+                         .getDimSize(w.dim);
+      if (size % parts == 0 && rule.getFactorSize(w.outLoop) % parts == 0)
+        continue;
+      shardable.reset(w.outLoop);
+      again = true;
+    }
+    if (again)
+      chosen =
+          chooseFactorAxes(rule, projection, sizes, shardable, paddable, mesh);
+  }
 
   Decision decision;
   decision.kinds = kinds;

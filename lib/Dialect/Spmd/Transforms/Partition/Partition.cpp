@@ -328,6 +328,11 @@ static LogicalResult partitionModule(ModuleOp module) {
       if (i + 4 < ops.size())
         prefetchOp(ops[i + 4]);
       LogicalResult partitioned = success();
+      // A convolution or pooling over a sharded spatial dimension reads
+      // its neighbours' halos first.
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+          linalgOp && failed(exchangeHalos(linalgOp, state, rewriter)))
+        return failure();
       if (isGlobalCollective(op))
         partitioned = collectivePatterns.matchAndRewrite(op, rewriter);
       else if (auto withLocalForm = dyn_cast<PartitionOpInterface>(op))

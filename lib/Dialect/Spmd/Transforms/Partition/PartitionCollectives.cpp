@@ -13,12 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FactorChoice.h"
 #include "GlobalToLocal.h"
 
 #include "tessera/Dialect/Comm/IR/CommOps.h"
 #include "tessera/Dialect/Spmd/IR/CollectiveShardings.h"
 #include "tessera/Dialect/Spmd/Transforms/TensorValues.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
@@ -278,6 +280,144 @@ FailureOr<Value> PartitionState::buildLocalBlock(OpBuilder &b, Location loc,
     axes.back().clear();
   }
   return sliceLocal(b, loc, block, ref, mesh, axes);
+}
+
+//===----------------------------------------------------------------------===//
+// Halo exchange
+//===----------------------------------------------------------------------===//
+
+LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
+                            RewriterBase &rewriter) {
+  if (op->getNumResults() == 0 || op.hasOnlyProjectedPermutations())
+    return success();
+  SmallVector<WindowedDim> windowed = getWindowedDims(op);
+  if (windowed.empty())
+    return success();
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  // (The results still have their global types and shardings.)
+  OpResult result = op->getResult(0);
+  TensorShardingAttr outSharding = state.getSharding(result);
+  auto outType = cast<RankedTensorType>(result.getType());
+  AffineMap outMap = op.getIndexingMapMatchingResult(result);
+  SmallVector<int64_t> loopSizes = op.getStaticLoopRanges();
+  for (const WindowedDim &w : windowed) {
+    // The output dimension the window's output loop indexes, and its axes.
+    std::optional<unsigned> outDim =
+        outMap.getResultPosition(getAffineDimExpr(w.outLoop, ctx));
+    if (!outDim)
+      continue;
+    ArrayRef<AxisRefAttr> axes;
+    if (outSharding)
+      axes = outSharding.getDimSharding(*outDim).getAxes();
+    Value input = op->getOperand(w.operand);
+    TensorShardingAttr inSharding = state.getSharding(input);
+    if (inSharding && w.dim < inSharding.getRank() &&
+        inSharding.getDimSharding(w.dim).getAxes() != axes)
+      return op->emitOpError("reads dimension ")
+             << w.dim << " of operand " << w.operand
+             << " through a window and shards it otherwise than output "
+                "dimension "
+             << *outDim << " (run spmd-insert-reshards first)";
+    if (axes.empty())
+      continue;
+    auto resolved = state.resolveMesh(outSharding, op);
+    if (failed(resolved))
+      return failure();
+    FlatSymbolRefAttr meshRef = resolved->first;
+    MeshAttr mesh = resolved->second;
+    int64_t parts = productOf(axes, mesh);
+    int64_t outSize = outType.getDimSize(*outDim);
+    int64_t block = cast<RankedTensorType>(input.getType()).getDimSize(w.dim);
+    int64_t windowSize = loopSizes[w.windowLoop];
+    bool paddedInput = false;
+    if (state.isPadded(input)) {
+      auto global = cast<RankedTensorType>(state.getGlobalType(input));
+      paddedInput = global.getDimSize(w.dim) != block * parts;
+    }
+    if (ShapedType::isDynamic(outSize) || ShapedType::isDynamic(block) ||
+        ShapedType::isDynamic(windowSize) || outSize % parts != 0 ||
+        paddedInput)
+      return op->emitOpError("reads dimension ")
+             << w.dim << " of operand " << w.operand
+             << " through a window whose sharding does not divide it or "
+                "output dimension "
+             << *outDim
+             << " into equal blocks, which spmd-partition does "
+                "not support";
+    // Device p computes the outputs [p * outBlock, (p + 1) * outBlock),
+    // which read the input [p * step, p * step + window); it holds
+    // [p * block, (p + 1) * block). The extended block holds `left`
+    // elements before its block and `right` after (the most any device
+    // needs; the first and last devices need none past the ends).
+    int64_t outBlock = outSize / parts;
+    int64_t step = outBlock * w.stride;
+    int64_t window =
+        (outBlock - 1) * w.stride + (windowSize - 1) * w.dilation + 1;
+    int64_t left = 0, right = 0;
+    for (int64_t p = 0; p < parts; ++p) {
+      left = std::max(left, p * (block - step));
+      right = std::max(right, p * step + window - (p + 1) * block);
+    }
+
+    rewriter.setInsertionPoint(op);
+    SmallVector<AxisRefAttr> commAxes = toCommAxes(axes, mesh);
+    // `piece` of the device `hops` blocks before (after, when negative)
+    // along the axes; the first (last) devices receive zeros, which their
+    // windows do not read.
+    auto receive = [&](Value piece, int64_t hops) -> Value {
+      SmallVector<int64_t> sources, targets;
+      for (int64_t q = 0; q < parts; ++q)
+        if (q + hops >= 0 && q + hops < parts) {
+          sources.push_back(q);
+          targets.push_back(q + hops);
+        }
+      return comm::PermuteOp::create(rewriter, loc, piece, meshRef, commAxes,
+                                     sources, targets);
+    };
+    SmallVector<Value> pieces;
+    // The end of each block before, farthest first; then the beginning of
+    // each block after, nearest first.
+    for (int64_t k = llvm::divideCeil(left, block); k >= 1; --k) {
+      int64_t size = std::min(block, left - (k - 1) * block);
+      pieces.push_back(
+          receive(state.sliceDim(rewriter, loc, input, w.dim,
+                                 rewriter.getIndexAttr(block - size), size),
+                  k));
+    }
+    pieces.push_back(input);
+    int64_t rightHops = llvm::divideCeil(right, block);
+    for (int64_t k = 1; k <= rightHops; ++k) {
+      int64_t size = std::min(block, right - (k - 1) * block);
+      pieces.push_back(receive(state.sliceDim(rewriter, loc, input, w.dim,
+                                              rewriter.getIndexAttr(0), size),
+                               -k));
+    }
+    Value extended = input;
+    if (pieces.size() > 1)
+      extended = tensor::ConcatOp::create(rewriter, loc, w.dim, pieces);
+    // This device's window starts at left - p * (block - step) in the
+    // extended block.
+    int64_t shift = block - step;
+    if (shift != 0) {
+      Value index = comm::AxisIndexOp::create(
+          rewriter, loc, rewriter.getIndexType(), meshRef, commAxes);
+      Value scaled = arith::MulIOp::create(
+          rewriter, loc, index,
+          arith::ConstantIndexOp::create(rewriter, loc, std::abs(shift)));
+      Value base = arith::ConstantIndexOp::create(rewriter, loc, left);
+      Value offset =
+          shift > 0
+              ? arith::SubIOp::create(rewriter, loc, base, scaled).getResult()
+              : arith::AddIOp::create(rewriter, loc, base, scaled).getResult();
+      extended = state.sliceDim(rewriter, loc, extended, w.dim, offset, window);
+    } else if (left != 0 || left + block + right != window) {
+      extended = state.sliceDim(rewriter, loc, extended, w.dim,
+                                rewriter.getIndexAttr(left), window);
+    }
+    rewriter.modifyOpInPlace(op, [&] { op->setOperand(w.operand, extended); });
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
