@@ -19,6 +19,7 @@
 // RUN: tessera-run %s --entry pool_sum_h4 --random-inputs --seed 13 --check | FileCheck %s
 // RUN: tessera-run %s --entry pool_max_hw --random-inputs --seed 14 --check | FileCheck %s
 // RUN: tessera-run %s --entry pool_sum_i32 --random-inputs --seed 15 --check | FileCheck %s
+// RUN: tessera-run %s --entry filter_window_sharded --random-inputs --seed 16 --check | FileCheck %s
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
@@ -314,4 +315,24 @@ func.func @pool_sum_i32(%a: tensor<2x16x6x2xi32> {spmd.sharding = #spmd.sharding
   %0 = linalg.pooling_nhwc_sum {dilations = dense<2> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%a, %win : tensor<2x16x6x2xi32>, tensor<3x2xi32>) outs(%init : tensor<2x6x2x2xi32>) -> tensor<2x6x2x2xi32>
   return %0 : tensor<2x6x2x2xi32>
+}
+
+// A filter sharded along its window (which the input's rows do not follow):
+// the window loop is not sharded, the filter is gathered (it used to be
+// reduced over blocks of the window applied at the wrong rows), and the
+// input keeps its halo path.
+// IR-LABEL: func.func @filter_window_sharded
+// IR: comm.all_gather %arg1 over @mesh {"x"} dim 0 : tensor<2xf32> -> tensor<4xf32>
+// IR: comm.permute
+// IR: linalg.conv_1d ins(%{{.*}}, %{{.*}} : tensor<7xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// IR-NOT: comm.all_reduce
+// IR: return
+func.func @filter_window_sharded(%a: tensor<20xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>},
+                                 %w: tensor<4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>})
+    -> (tensor<16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %0 = linalg.conv_1d ins(%a, %w : tensor<20xf32>, tensor<4xf32>) outs(%init : tensor<16xf32>) -> tensor<16xf32>
+  return %0 : tensor<16xf32>
 }
