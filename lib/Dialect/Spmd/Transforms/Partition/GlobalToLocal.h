@@ -99,6 +99,10 @@ public:
   /// collective's value): it inherits its global type if padded.
   void replaced(Value global, Value local);
 
+  /// Forgets what is recorded of `value`, whose op is erased (a later value
+  /// may take its place in memory).
+  void forget(Value value) { paddedGlobalTypes.erase(value); }
+
   //===--------------------------------------------------------------------===//
   // Moving blocks (for the collectives)
   //===--------------------------------------------------------------------===//

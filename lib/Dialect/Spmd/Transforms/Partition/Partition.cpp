@@ -236,9 +236,15 @@ static LogicalResult collectOps(func::FuncOp func,
 }
 
 /// Remembers the ops a rewrite erases (lowered collectives, ops replaced by
-/// their local form).
+/// their local form), and makes `state` forget their results.
 struct ErasedOps : public RewriterBase::Listener {
-  void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  explicit ErasedOps(PartitionState &state) : state(state) {}
+  void notifyOperationErased(Operation *op) override {
+    erased.insert(op);
+    for (Value result : op->getResults())
+      state.forget(result);
+  }
+  PartitionState &state;
   llvm::DenseSet<Operation *> erased;
 };
 
@@ -269,7 +275,7 @@ static LogicalResult partitionModule(ModuleOp module) {
   FrozenRewritePatternSet frozen(std::move(patterns));
   PatternApplicator collectivePatterns(frozen);
   collectivePatterns.applyDefaultCostModel();
-  ErasedOps erasedOps;
+  ErasedOps erasedOps(state);
   PatternRewriter rewriter(ctx);
   rewriter.setListener(&erasedOps);
   GlobalViewStripper stripper(ctx);

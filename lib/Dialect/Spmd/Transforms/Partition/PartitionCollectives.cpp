@@ -307,13 +307,32 @@ LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
         outMap.getResultPosition(getAffineDimExpr(w.outLoop, ctx));
     if (!outDim)
       continue;
-    ArrayRef<AxisRefAttr> axes;
-    if (outSharding)
-      axes = outSharding.getDimSharding(*outDim).getAxes();
+    // The axes of the input's and output's dimensions, without those of
+    // size 1 (a single-device reference keeps their names).
+    auto axesOf = [&](TensorShardingAttr sharding, int64_t d)
+        -> FailureOr<std::pair<SmallVector<AxisRefAttr>, MeshAttr>> {
+      std::pair<SmallVector<AxisRefAttr>, MeshAttr> found;
+      if (!sharding || d >= sharding.getRank())
+        return found;
+      auto resolved = state.resolveMesh(sharding, op);
+      if (failed(resolved))
+        return failure();
+      found.second = resolved->second;
+      for (AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
+        if (axis.getSize(found.second) != 1)
+          found.first.push_back(axis);
+      return found;
+    };
     Value input = op->getOperand(w.operand);
     TensorShardingAttr inSharding = state.getSharding(input);
-    if (inSharding && w.dim < inSharding.getRank() &&
-        inSharding.getDimSharding(w.dim).getAxes() != axes)
+    auto outAxes = axesOf(outSharding, *outDim);
+    auto inAxes = axesOf(inSharding, w.dim);
+    if (failed(outAxes) || failed(inAxes))
+      return failure();
+    SmallVector<AxisRefAttr> axes = outAxes->first;
+    if (inSharding &&
+        (inAxes->first != axes || (!axes.empty() && inAxes->second &&
+                                   inAxes->second != outAxes->second)))
       return op->emitOpError("reads dimension ")
              << w.dim << " of operand " << w.operand
              << " through a window and shards it otherwise than output "
@@ -321,11 +340,8 @@ LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
              << *outDim << " (run spmd-insert-reshards first)";
     if (axes.empty())
       continue;
-    auto resolved = state.resolveMesh(outSharding, op);
-    if (failed(resolved))
-      return failure();
-    FlatSymbolRefAttr meshRef = resolved->first;
-    MeshAttr mesh = resolved->second;
+    FlatSymbolRefAttr meshRef = outSharding.getMeshSymName();
+    MeshAttr mesh = outAxes->second;
     int64_t parts = productOf(axes, mesh);
     int64_t outSize = outType.getDimSize(*outDim);
     int64_t block = cast<RankedTensorType>(input.getType()).getDimSize(w.dim);
