@@ -10,7 +10,7 @@ import shutil
 import sys
 
 from .fuzzer import Fuzzer
-from .generate import generate
+from .generate import WINDOWED_RATE, generate
 from .render import render
 
 
@@ -43,6 +43,9 @@ def main(argv=None):
     ap.add_argument('--tessera-run', default=default_tool('tessera-run'))
     ap.add_argument('--tessera-opt', default=default_tool('tessera-opt'))
     ap.add_argument('--max-ops', type=int, default=8, help='top-level ops per program (default 8)')
+    ap.add_argument('--windowed', type=float, default=WINDOWED_RATE, metavar='RATE',
+                    help='the share of programs that also get a convolution or pooling '
+                    '(default %g)' % WINDOWED_RATE)
     ap.add_argument('--scalar-loops', action='store_true', help='pass --scalar-loops to tessera-run')
     ap.add_argument('--rtol', type=float, help='pass --rtol to tessera-run')
     ap.add_argument('--atol', type=float, help='pass --atol to tessera-run')
@@ -74,7 +77,7 @@ def main(argv=None):
     if o.print_only:
         indices = [o.index] if o.index is not None else range(o.start, o.start + o.count)
         for i in indices:
-            print(render(generate(o.seed, i, o.max_ops),
+            print(render(generate(o.seed, i, o.max_ops, o.windowed),
                          ['tessera-fuzz-partition --seed %d --index %d' % (o.seed, i)]))
         return 0
     if o.keep:

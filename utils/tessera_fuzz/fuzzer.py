@@ -10,7 +10,7 @@ import shlex
 import threading
 import time
 
-from .generate import generate
+from .generate import WINDOWED_RATE, generate
 from .ir import Invalid, count_ops
 from .render import render
 from .run import Runner, internal_reason
@@ -52,15 +52,18 @@ class Fuzzer:
         return cls, sig, msg, output
 
     def header(self, index, extra=()):
-        return ['tessera-fuzz-partition --seed %d --index %d --max-ops %d'
-                % (self.opts.seed, index, self.opts.max_ops)] + list(extra)
+        line = 'tessera-fuzz-partition --seed %d --index %d --max-ops %d' % (
+            self.opts.seed, index, self.opts.max_ops)
+        if self.opts.windowed != WINDOWED_RATE:
+            line += ' --windowed %g' % self.opts.windowed
+        return [line] + list(extra)
 
     def process_chunk(self, indices):
         o = self.opts
         progs, texts = {}, {}
         for i in indices:
             try:
-                progs[i] = generate(o.seed, i, o.max_ops)
+                progs[i] = generate(o.seed, i, o.max_ops, o.windowed)
                 texts[i] = render(progs[i], self.header(i))
             except Exception as e:  # a generator bug
                 progs.pop(i, None)

@@ -3,7 +3,8 @@ streams (program I of seed S depends only on S and I)."""
 
 import random
 
-from .ir import F32_BINARY, I32_BINARY, divisors, infer, prod
+from .ir import F32_BINARY, I32_BINARY, WINDOWED, Invalid, divisors, infer, \
+    infer_op, prod
 
 
 AXIS_NAMES = [('x', 'y'), ('data', 'model'), ('a', 'b'), ('i', 'j')]
@@ -20,11 +21,19 @@ SUM_BOUND = 8.0
 DIM_SIZES = [1, 2, 2, 3, 4, 4, 4, 5, 6, 8, 8]
 
 
+SPATIAL_SIZES = [4, 6, 8, 8, 9, 10, 12, 16]
+# The share of programs that get a windowed op (tessera-fuzz-partition
+# --windowed).
+WINDOWED_RATE = 0.2
+
+
 class Gen:
-    def __init__(self, rng, max_ops, side, extra):
+    def __init__(self, rng, max_ops, side, extra, window=None, window_rate=0.0):
         self.rng = rng
         self.side = side
         self.extra = extra
+        self.window = window
+        self.window_rate = window_rate
         self.max_ops = max_ops
         self.nv = 0
         self.prog = None
@@ -450,6 +459,7 @@ class Gen:
                 self.prog['run_mesh'] = list(r.choice(MESH_2D))
         self.add_calls()
         self.add_view()
+        self.add_windowed()
         infer(self.prog)  # the generator's own invariant
         return self.prog
 
@@ -481,6 +491,123 @@ class Gen:
             self.pool.append(op['name'])
             self.prog['results'].append(op['name'])
             self.prog['result_shardings'].append(None)
+
+    # Convolutions and poolings, from their own stream after the rest (a
+    # seed's other programs stay what they were): a windowed op on a new
+    # argument (or a value of the right rank and size) sharded at random
+    # (batch, spatial and feature dimensions), with random strides,
+    # dilations and window sizes, and an output sometimes smaller than the
+    # input allows (unread rows at the end).
+    def add_windowed(self):
+        w = self.window
+        if w is None or w.random() >= self.window_rate:
+            return
+        saved = self.rng
+        self.rng = w
+        try:
+            self.gen_windowed()
+        finally:
+            self.rng = saved
+
+    def gen_windowed(self):
+        r = self.rng
+        kind = r.choice(sorted(WINDOWED))
+        _, rank, spatial, strided = WINDOWED[kind]
+        ns = len(spatial)
+        strides = [r.choice([1, 1, 2]) if strided else 1 for _ in spatial]
+        dilations = [r.choice([1, 1, 2]) if strided else 1 for _ in spatial]
+        window = [r.choice([1, 2, 3, 3, 5]) for _ in spatial]
+        extent = [(k - 1) * d + 1 for k, d in zip(window, dilations)]
+        if kind == 'conv1d':
+            xshape = [r.choice(SPATIAL_SIZES)]
+        else:
+            xshape = [r.choice([1, 2, 2, 4])] + \
+                [r.choice(SPATIAL_SIZES) for _ in spatial] + [r.choice([1, 2, 3])]
+        if any(xshape[d] < e for d, e in zip(spatial, extent)):
+            return
+        x = self.pick(lambda s: len(s) == rank and
+                      all(s[d] >= e for d, e in zip(spatial, extent)) and
+                      prod(s) <= 512, max_bound=SUM_BOUND) \
+            if r.random() < 0.3 else None
+        if x is None:
+            if prod(xshape) > 512:
+                return
+            x = self.new_arg(xshape)
+            if r.random() < 0.75:
+                # Mostly spatial shardings, which the halo path handles.
+                self.prog['args'][-1]['sharding'] = self.spatial_sharding(xshape, spatial)
+        xshape = self.shape[x]
+        # The parts of each spatial dimension of the input's sharding, if
+        # it is an argument: outputs that they divide take the halo path.
+        arg = [a for a in self.prog['args'] if a['name'] == x]
+        sharding = arg[0]['sharding'] if arg else None
+        out = []
+        for d, e, st in zip(spatial, extent, strides):
+            full = (xshape[d] - e) // st + 1
+            parts = prod(self.mesh_piece(a) for a in sharding['dims'][d]['axes']) \
+                if sharding and not sharding.get('on_view') else 1
+            roll = r.random()
+            if roll < 0.6 and full >= parts > 1:
+                out.append(full - full % parts)
+            elif roll < 0.85:
+                out.append(full)
+            else:
+                out.append(r.randint(1, full))
+        p = {'op': kind, 'strides': strides, 'dilations': dilations,
+             'window': window, 'out': out}
+        operands = [x]
+        red = prod(window)
+        if kind.startswith('conv') or kind == 'dwconv':
+            if kind == 'conv1d':
+                wshape = window
+            elif kind == 'conv1d_nwc':
+                wshape = window + [xshape[-1], r.choice([1, 2, 3])]
+            elif kind == 'conv2d':
+                wshape = window + [xshape[-1], r.choice([1, 2, 3])]
+            else:
+                wshape = window + [xshape[-1]]
+            red *= xshape[-1] if kind in ('conv1d_nwc', 'conv2d') else 1
+            sh = self.gen_sharding(wshape, self.sub_ok) if r.random() < 0.2 else None
+            name = 'a%d' % len(self.prog['args'])
+            self.prog['args'].append({'name': name, 'shape': list(wshape), 'sharding': sh})
+            self.shape[name] = list(wshape)
+            self.bound[name] = 1.0
+            operands.append(name)
+        try:
+            shape = infer_op({'kind': 'window', 'operands': operands, 'p': p,
+                              'name': None}, self.shape, False)
+        except Invalid:
+            return
+        if prod(shape) > 1024:
+            return
+        b = self.bound[x] * (1.0 if kind == 'poolmax' else
+                             red * (self.bound[operands[1]] if len(operands) > 1 else 1.0))
+        sharding = self.gen_sharding(shape, self.sub_ok) if r.random() < 0.25 else None
+        op = self.add_op('window', operands, p, shape, b, sharding=sharding)
+        self.pool.append(op['name'])
+        self.prog['results'].append(op['name'])
+        self.prog['result_shardings'].append(
+            self.gen_sharding(shape, self.sub_ok) if r.random() < 0.3 else None)
+
+    def spatial_sharding(self, shape, spatial):
+        """A sharding of a windowed op's input: each mesh axis, at random,
+        on a spatial dimension it divides (or, less often, any dimension)."""
+        r = self.rng
+        dims = [{'axes': [], 'open': False, 'prio': None} for _ in shape]
+        axes = [(n, size) for n, size in self.prog['mesh']['axes'] if size > 1]
+        r.shuffle(axes)
+        for name, size in axes:
+            roll = r.random()
+            if roll < 0.2:
+                continue
+            cands = list(spatial) if roll < 0.85 else list(range(len(shape)))
+            r.shuffle(cands)
+            for d in cands:
+                parts = prod(self.mesh_piece(a) for a in dims[d]['axes']) * size
+                if shape[d] % parts == 0:
+                    dims[d]['axes'].append([name, None, None])
+                    break
+        return {'dims': dims, 'replicated': []}
 
     def view_sharding(self, shape):
         """A sharding on @view: one dimension over a piece of "v" that is an
@@ -539,11 +666,13 @@ class Gen:
             mesh['view'] = False
 
 
-def generate(seed, index, max_ops):
+def generate(seed, index, max_ops, window_rate=WINDOWED_RATE):
     rng = random.Random('%d:%d' % (seed, index))
     # The second mesh's choices come from their own stream, so that a seed
     # keeps generating the programs it did before they existed; calls and
-    # the 1-D view mesh from a third.
+    # the 1-D view mesh from a third, windowed ops (in a share
+    # `window_rate` of the programs) from a fourth.
     side = random.Random('%d:%d:other' % (seed, index))
     extra = random.Random('%d:%d:calls-view' % (seed, index))
-    return Gen(rng, max_ops, side, extra).generate()
+    window = random.Random('%d:%d:windowed' % (seed, index))
+    return Gen(rng, max_ops, side, extra, window, window_rate).generate()

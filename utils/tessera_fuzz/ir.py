@@ -56,6 +56,58 @@ F32_BINARY = ['addf', 'subf', 'mulf', 'maximumf', 'minimumf']
 I32_BINARY = ['addi', 'subi', 'muli', 'maxsi', 'minsi', 'xori']
 
 
+# Windowed ops (kind 'window', p['op'] one of these): the linalg op, the
+# rank of its input, the input's spatial dimensions, and whether the op
+# takes strides and dilations (conv_1d takes neither). p holds 'strides',
+# 'dilations', 'window' (the window's size) and 'out' (the output's size)
+# per spatial dimension; convolutions take a filter operand, poolings a
+# window tensor of their own.
+WINDOWED = {'conv2d': ('linalg.conv_2d_nhwc_hwcf', 4, [1, 2], True),
+            'conv1d': ('linalg.conv_1d', 1, [0], False),
+            'conv1d_nwc': ('linalg.conv_1d_nwc_wcf', 3, [1], True),
+            'dwconv': ('linalg.depthwise_conv_2d_nhwc_hwc', 4, [1, 2], True),
+            'poolmax': ('linalg.pooling_nhwc_max', 4, [1, 2], True),
+            'poolsum': ('linalg.pooling_nhwc_sum', 4, [1, 2], True)}
+
+
+def infer_window(p, shapes):
+    """The result shape of a windowed op; raises Invalid."""
+    if p.get('op') not in WINDOWED:
+        raise Invalid('window op')
+    kind = p['op']
+    _, rank, spatial, strided = WINDOWED[kind]
+    pooling = kind.startswith('pool')
+    if len(shapes) != (1 if pooling else 2) or len(shapes[0]) != rank:
+        raise Invalid('window arity')
+    x = shapes[0]
+    n = len(spatial)
+    if any(len(p[key]) != n for key in ('strides', 'dilations', 'window', 'out')):
+        raise Invalid('window rank')
+    if not strided and (any(s != 1 for s in p['strides']) or any(d != 1 for d in p['dilations'])):
+        raise Invalid('window strides')
+    for d, st, dl, k, o in zip(spatial, p['strides'], p['dilations'], p['window'], p['out']):
+        if st < 1 or dl < 1 or k < 1 or o < 1 or (o - 1) * st + (k - 1) * dl + 1 > x[d]:
+            raise Invalid('window bounds')
+    out = list(p['out'])
+    if pooling:
+        return [x[0]] + out + [x[3]]
+    w = shapes[1]
+    filters = {'conv1d': (1, lambda: list(p['window'])),
+               'conv1d_nwc': (3, lambda: list(p['window']) + [x[2], w[-1]]),
+               'conv2d': (4, lambda: list(p['window']) + [x[3], w[-1]]),
+               'dwconv': (3, lambda: list(p['window']) + [x[3]])}
+    frank, expected = filters[kind]
+    if len(w) != frank or w != expected():
+        raise Invalid('window filter')
+    if kind == 'conv1d':
+        return out
+    if kind == 'conv1d_nwc':
+        return [x[0]] + out + [w[-1]]
+    if kind == 'conv2d':
+        return [x[0]] + out + [w[-1]]
+    return [x[0]] + out + [x[3]]
+
+
 def callee_name(op, shape, dtype):
     """The function a 'call' op calls: one per step and operand type."""
     return '%s_%s' % (op['p']['fn'], 'x'.join([str(n) for n in shape] + [dtype]))
@@ -197,6 +249,8 @@ def infer_op(op, env, repair):
         if len(p['low']) != len(x) or len(p['high']) != len(x):
             raise Invalid('pad rank')
         return [n + lo + hi for n, lo, hi in zip(x, p['low'], p['high'])]
+    if k == 'window':
+        return infer_window(p, shapes)
     if k == 'concat':
         d = p['dim']
         if len(shapes) < 2:

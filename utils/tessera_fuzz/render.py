@@ -1,7 +1,7 @@
 """Printing a program as MLIR text (the spmd, func, arith, math, linalg,
 tensor and scf dialects)."""
 
-from .ir import F32_UNARY, I32_UNARY, callee_name, infer, prod, walk_ops
+from .ir import F32_UNARY, I32_UNARY, WINDOWED, callee_name, infer, prod, walk_ops
 
 
 def ttype(shape, dtype):
@@ -295,6 +295,29 @@ def render_op(op, env, dt, lines, ind):
         emit('^bb0(%s):' % ', '.join('%%p%d: index' % i for i in range(len(env[n]))))
         emit('  tensor.yield %%%s_c : %s' % (n, dt))
         emit('} : %s to %s' % (ots[0], T))
+    elif k == 'window':
+        opname, _, spatial, strided = WINDOWED[p['op']]
+        if p['op'] == 'poolmax':
+            init = '0xFF800000 : f32' if dt == 'f32' else '-2147483648 : i32'
+        else:
+            init = zero
+        f = fill(init)
+        attrs = []
+        if strided:
+            vec = lambda xs: 'dense<[%s]> : tensor<%dxi64>' % (', '.join(map(str, xs)), len(xs))
+            attrs += ['dilations = ' + vec(p['dilations']), 'strides = ' + vec(p['strides'])]
+        if op.get('sharding'):
+            attrs.append('spmd.sharding = #spmd.sharding_per_value<[<%s>]>'
+                         % render_sharding_body(op['sharding']))
+        adict = ' {%s}' % ', '.join(attrs) if attrs else ''
+        if p['op'].startswith('pool'):
+            WT = ttype(p['window'], dt)
+            emit('%%%s_w = tensor.empty() : %s' % (n, WT))
+            ins, its = [ops[0], '%%%s_w' % n], [ots[0], WT]
+        else:
+            ins, its = ops, ots
+        emit('%%%s = %s%s ins(%s : %s) outs(%s : %s) -> %s'
+             % (n, opname, adict, ', '.join(ins), ', '.join(its), f, T, T))
     elif k == 'call':
         emit('%%%s = func.call @%s(%s)%s : (%s) -> %s'
              % (n, callee_name(op, env[op['operands'][0]], dt), ops[0], attr, ots[0], T))
