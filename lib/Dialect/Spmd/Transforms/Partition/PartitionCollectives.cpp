@@ -21,6 +21,7 @@
 #include "tessera/Dialect/Spmd/Transforms/TensorValues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
@@ -288,7 +289,11 @@ FailureOr<Value> PartitionState::buildLocalBlock(OpBuilder &b, Location loc,
 
 LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
                             RewriterBase &rewriter) {
-  if (op->getNumResults() == 0 || op.hasOnlyProjectedPermutations())
+  // (Named ops other than convolutions and poolings read no windows; most
+  // ops are those, so their maps are not built.)
+  if (op->getNumResults() == 0 ||
+      !isa<linalg::GenericOp, linalg::ConvolutionOpInterface>(*op) ||
+      op.hasOnlyProjectedPermutations())
     return success();
   SmallVector<WindowedDim> windowed = getWindowedDims(op);
   if (windowed.empty())
