@@ -97,3 +97,21 @@ func.func @window_sharded(%a: tensor<20xf32> {spmd.sharding = #spmd.sharding<@me
       ins(%a, %w : tensor<20xf32>, tensor<4xf32>) outs(%e : tensor<16xf32>) -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+// Dynamic sizes: the rows stay whole (gathered), and the window loop is
+// not sharded either (the filter is gathered).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-DAG: %[[A:.*]] = spmd.reshard %arg0 <@mesh, [{}]>
+// CHECK-DAG: %[[F:.*]] = spmd.reshard %arg1 <@mesh, [{}]>
+// CHECK: linalg.conv_1d {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{}]>]>} ins(%[[A]], %[[F]] :
+// CHECK-NOT: spmd.all_reduce
+func.func @dynamic(%a: tensor<?xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>},
+                   %w: tensor<?xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}]>},
+                   %init: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = linalg.conv_1d ins(%a, %w : tensor<?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

@@ -362,14 +362,10 @@ SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule) {
       return {};
   SmallVector<WindowedDim> windowed = getWindowedDims(linalgOp);
   for (const WindowedDim &w : windowed) {
-    auto type = dyn_cast<RankedTensorType>(op->getOperand(w.operand).getType());
     ArrayRef<int64_t> factors = rule.getOperandMapping(w.operand)
                                     .getDimMappings()[w.dim]
                                     .getFactorIndices();
-    if (!type || ShapedType::isDynamic(type.getDimSize(w.dim)) ||
-        ShapedType::isDynamic(loopSizes[w.outLoop]) ||
-        ShapedType::isDynamic(loopSizes[w.windowLoop]) ||
-        !rule.isPermutation(w.outLoop) || factors.size() != 1 ||
+    if (!rule.isPermutation(w.outLoop) || factors.size() != 1 ||
         factors[0] != w.outLoop)
       return {};
   }

@@ -66,9 +66,10 @@ struct WindowedDim {
 /// and constants (those ops keep their permutation factors unsharded).
 SmallVector<WindowedDim> getWindowedDims(linalg::LinalgOp op);
 
-/// The windowed dimensions of `op` whose output loops may be sharded with a
-/// halo exchange (spmd-partition's exchangeHalos) under `rule`, the rule of
-/// `op` with one factor per loop; none for other ops and rules.
+/// The windowed dimensions of `op` under `rule`, the rule of `op` with one
+/// factor per loop (each maps to its output loop); none for other ops and
+/// rules. Their output loops may be sharded with a halo exchange
+/// (spmd-partition's exchangeHalos) when their sizes are static.
 SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule);
 
 /// The sharding of a tensor with `mapping` under the factor axes `chosen`.

@@ -548,8 +548,13 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
     shardable.reset(w.windowLoop);
   for (const WindowedDim &w : windowed) {
     TensorShardingAttr sharding = operandShardings[w.operand];
+    int64_t size = cast<RankedTensorType>(op->getOperand(w.operand).getType())
+                       .getDimSize(w.dim);
     if (sharding && w.dim < sharding.getRank() &&
-        !sharding.getDimSharding(w.dim).getAxes().empty()) {
+        !sharding.getDimSharding(w.dim).getAxes().empty() &&
+        !ShapedType::isDynamic(size) &&
+        !ShapedType::isDynamic(rule.getFactorSize(w.outLoop)) &&
+        !ShapedType::isDynamic(rule.getFactorSize(w.windowLoop))) {
       shardable.set(w.outLoop);
       paddable.reset(w.outLoop);
     }
