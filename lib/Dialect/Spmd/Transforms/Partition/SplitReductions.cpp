@@ -327,8 +327,13 @@ static void split(linalg::LinalgOp op, const SelectReduction &info) {
     SmallVector<int64_t> shape(type.getShape());
     shape.push_back(info.parts);
     auto partialType = type.clone(shape);
+    // The block axes are the input's: a result on another mesh (a 1-D view
+    // of the devices) starts replicated on the input's mesh instead.
+    TensorShardingAttr resultSharding = getSharding(result);
+    if (resultSharding && resultSharding.getMeshOrRef() != info.meshRef)
+      resultSharding = {};
     TensorShardingAttr sharding =
-        insertDim(ctx, getSharding(result), type.getRank(), info.meshRef,
+        insertDim(ctx, resultSharding, type.getRank(), info.meshRef,
                   type.getRank(), blockDim);
     auto empty =
         tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
