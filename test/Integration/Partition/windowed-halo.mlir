@@ -20,6 +20,11 @@
 // RUN: tessera-run %s --entry pool_max_hw --random-inputs --seed 14 --check | FileCheck %s
 // RUN: tessera-run %s --entry pool_sum_i32 --random-inputs --seed 15 --check | FileCheck %s
 // RUN: tessera-run %s --entry filter_window_sharded --random-inputs --seed 16 --check | FileCheck %s
+// RUN: tessera-run %s --entry nchw --random-inputs --seed 17 --check | FileCheck %s
+// RUN: tessera-run %s --entry pool_nchw_i32 --random-inputs --seed 18 --check | FileCheck %s
+// RUN: tessera-run %s --entry generic_window --random-inputs --seed 19 --check | FileCheck %s
+// RUN: tessera-run %s --entry conv3d --random-inputs --seed 20 --check | FileCheck %s
+// RUN: tessera-run %s --entry chain --random-inputs --seed 21 --check | FileCheck %s
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
@@ -335,4 +340,103 @@ func.func @filter_window_sharded(%a: tensor<20xf32> {spmd.sharding = #spmd.shard
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
   %0 = linalg.conv_1d ins(%a, %w : tensor<20xf32>, tensor<4xf32>) outs(%init : tensor<16xf32>) -> tensor<16xf32>
   return %0 : tensor<16xf32>
+}
+
+// NCHW with stride 2 along H (over "y") and dilation 2 along W (over "x"):
+// H takes the halo path; W's 5 outputs do not divide over "x", so W is
+// gathered.
+// IR-LABEL: func.func @nchw
+// IR: comm.all_gather %arg0 over @mesh {"x"} dim 3
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"y"} pairs [0 -> 1, 1 -> 2, 2 -> 3] : tensor<2x3x3x12xf32>
+// IR: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x3x7x12xf32>, tensor<4x3x5x3xf32>) outs(%{{.*}} : tensor<2x4x2x5xf32>)
+// IR: return
+func.func @nchw(%a: tensor<2x3x20x12xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}, {"y"}, {"x"}]>},
+                %w: tensor<4x3x5x3xf32>)
+    -> (tensor<2x4x8x5xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}, {"y"}, {"x"}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x8x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x8x5xf32>) -> tensor<2x4x8x5xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+      ins(%a, %w : tensor<2x3x20x12xf32>, tensor<4x3x5x3xf32>) outs(%init : tensor<2x4x8x5xf32>) -> tensor<2x4x8x5xf32>
+  return %0 : tensor<2x4x8x5xf32>
+}
+
+// A window of 2 rows with stride 2 over blocks of 4 rows: every window lies
+// in one block, nothing moves.
+// IR-LABEL: func.func @pool_nchw_i32
+// IR-NOT: comm.
+// IR: linalg.pooling_nchw_max {{.*}} ins(%arg0, %{{.*}} : tensor<1x2x4x8xi32>, tensor<2x3xi32>) outs(%{{.*}} : tensor<1x2x2x3xi32>)
+// IR-NOT: comm.
+// IR: return
+func.func @pool_nchw_i32(%a: tensor<2x2x16x8xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>})
+    -> (tensor<2x2x8x3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>}) {
+  %min = arith.constant -2147483648 : i32
+  %e = tensor.empty() : tensor<2x2x8x3xi32>
+  %init = linalg.fill ins(%min : i32) outs(%e : tensor<2x2x8x3xi32>) -> tensor<2x2x8x3xi32>
+  %win = tensor.empty() : tensor<2x3xi32>
+  %0 = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%a, %win : tensor<2x2x16x8xi32>, tensor<2x3xi32>) outs(%init : tensor<2x2x8x3xi32>) -> tensor<2x2x8x3xi32>
+  return %0 : tensor<2x2x8x3xi32>
+}
+
+// A linalg.generic reading x[3 * i + 2 * k] (stride 3, dilation 2) over all
+// 8 devices: blocks of 4 inputs, one output each.
+// IR-LABEL: func.func @generic_window
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"x", "y"} pairs [0 -> 2, 1 -> 3, 2 -> 4, 3 -> 5, 4 -> 6, 5 -> 7] : tensor<3xf32>
+// IR: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<5xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<1xf32>)
+// IR: return
+func.func @generic_window(%a: tensor<32xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}]>}, %w: tensor<3xf32>)
+    -> (tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 * 3 + d1 * 2)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a, %w : tensor<32xf32>, tensor<3xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// A 3-D convolution with D over "y" (a two-hop halo) and H over "x".
+// IR-LABEL: func.func @conv3d
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"y"} pairs [0 -> 2, 1 -> 3]
+// IR: comm.permute %{{.*}} over @mesh {"x"} pairs [0 -> 1]
+// IR: linalg.conv_3d_ndhwc_dhwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x4x6x1xf32>, tensor<3x3x3x1x2xf32>) outs(%{{.*}} : tensor<1x1x2x4x2xf32>)
+// IR: return
+func.func @conv3d(%a: tensor<1x8x6x6x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}, {"x"}, {}, {}]>}, %w: tensor<3x3x3x1x2xf32>)
+    -> (tensor<1x4x4x4x2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}, {"x"}, {}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x4x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x4x2xf32>) -> tensor<1x4x4x4x2xf32>
+  %0 = linalg.conv_3d_ndhwc_dhwcf {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>}
+      ins(%a, %w : tensor<1x8x6x6x1xf32>, tensor<3x3x3x1x2xf32>) outs(%init : tensor<1x4x4x4x2xf32>) -> tensor<1x4x4x4x2xf32>
+  return %0 : tensor<1x4x4x4x2xf32>
+}
+
+// Elementwise ops before and after, with shardings left to propagation:
+// the H sharding flows through the convolution.
+// IR-LABEL: func.func @chain
+// IR-NOT: comm.all_gather
+// IR: comm.permute
+// IR: linalg.conv_2d_nhwc_hwcf {{.*}} outs(%{{.*}} : tensor<1x4x2x2xf32>)
+// IR-NOT: comm.all_gather
+// IR: return
+func.func @chain(%a: tensor<1x20x4x2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}, {}, {}]>}, %w: tensor<3x3x2x2xf32>)
+    -> tensor<1x16x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  %t = math.tanh %a : tensor<1x20x4x2xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%t, %w : tensor<1x20x4x2xf32>, tensor<3x3x2x2xf32>) outs(%init : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  %1 = math.tanh %0 : tensor<1x16x2x2xf32>
+  %2 = spmd.sharding_constraint %1 <@mesh, [{}, {"y"}, {}, {}]> : tensor<1x16x2x2xf32>
+  return %2 : tensor<1x16x2x2xf32>
 }
