@@ -25,6 +25,10 @@
 // RUN: tessera-run %s --entry generic_window --random-inputs --seed 19 --check | FileCheck %s
 // RUN: tessera-run %s --entry conv3d --random-inputs --seed 20 --check | FileCheck %s
 // RUN: tessera-run %s --entry chain --random-inputs --seed 21 --check | FileCheck %s
+// RUN: tessera-run %s --entry same_conv --random-inputs --seed 22 --check | FileCheck %s
+// RUN: tessera-run %s --entry same_maxpool --random-inputs --seed 23 --check | FileCheck %s
+// RUN: tessera-run %s --entry pad_asymmetric --random-inputs --seed 24 --check | FileCheck %s
+// RUN: tessera-run %s --entry pad_i32_padded_result --random-inputs --seed 25 --check | FileCheck %s
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
@@ -439,4 +443,89 @@ func.func @chain(%a: tensor<1x20x4x2xf32> {spmd.sharding = #spmd.sharding<@mesh,
   %1 = math.tanh %0 : tensor<1x16x2x2xf32>
   %2 = spmd.sharding_constraint %1 <@mesh, [{}, {"y"}, {}, {}]> : tensor<1x16x2x2xf32>
   return %2 : tensor<1x16x2x2xf32>
+}
+
+// A "same" convolution, a pad and a 3x3 convolution, with H (16) over "y":
+// the pad's result (18 rows) is in blocks of 5 (the last padded), each made
+// of this device's 4 rows and its neighbours' edge rows, zeros past the
+// ends; the convolution's windows then read 6 of them.
+// IR-LABEL: func.func @same_conv
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"y"} pairs [0 -> 1, 1 -> 2, 2 -> 3] : tensor<1x1x6x3xf32>
+// IR: arith.select
+// IR: tensor.pad %{{.*}} low[0, 0, 1, 0] high[0, 0, 1, 0]
+// IR: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x6x8x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<1x4x6x4xf32>)
+// IR-NOT: comm.all_gather
+// IR: return
+func.func @same_conv(%a: tensor<2x16x6x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>},
+                     %w: tensor<3x3x3x4xf32>)
+    -> (tensor<2x16x6x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<2x16x6x3xf32> to tensor<2x18x8x3xf32>
+  %e = tensor.empty() : tensor<2x16x6x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x6x4xf32>) -> tensor<2x16x6x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<2x18x8x3xf32>, tensor<3x3x3x4xf32>) outs(%init : tensor<2x16x6x4xf32>) -> tensor<2x16x6x4xf32>
+  return %0 : tensor<2x16x6x4xf32>
+}
+
+// A "same" max pooling with stride 2: padded with -inf (which the edge
+// devices put where they have no neighbour), H over "y".
+// IR-LABEL: func.func @same_maxpool
+// IR-NOT: comm.all_gather
+// IR: comm.permute
+// IR: linalg.pooling_nhwc_max {{.*}} outs(%{{.*}} : tensor<2x2x8x2xf32>)
+// IR-NOT: comm.all_gather
+// IR: return
+func.func @same_maxpool(%a: tensor<2x16x16x2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}, {}, {}]>})
+    -> (tensor<2x8x8x2xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"y"}, {}, {}]>}) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %a low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x16x16x2xf32> to tensor<2x18x18x2xf32>
+  %e = tensor.empty() : tensor<2x8x8x2xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %win : tensor<2x18x18x2xf32>, tensor<3x3xf32>) outs(%init : tensor<2x8x8x2xf32>) -> tensor<2x8x8x2xf32>
+  return %0 : tensor<2x8x8x2xf32>
+}
+
+// A pad of 3 before and 1 after (value 1.5) over "y": the first device's
+// block is all padding, the others take rows from two devices back.
+// IR-LABEL: func.func @pad_asymmetric
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"y"} pairs [0 -> 2, 1 -> 3] : tensor<1xf32>
+// IR: comm.permute %{{.*}} over @mesh {"y"} pairs [0 -> 1, 1 -> 2, 2 -> 3] : tensor<2xf32>
+// IR-NOT: tensor.pad
+// IR: return
+func.func @pad_asymmetric(%a: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>})
+    -> (tensor<12xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y"}]>}) {
+  %c = arith.constant 1.5 : f32
+  %p = tensor.pad %a low[3] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %c : f32
+  } : tensor<8xf32> to tensor<12xf32>
+  %0 = math.tanh %p : tensor<12xf32>
+  return %0 : tensor<12xf32>
+}
+
+// An integer pad whose result does not divide over "x" (9 rows in blocks
+// of 5, the last padded), returned sharded.
+// IR-LABEL: func.func @pad_i32_padded_result
+// IR-NOT: comm.all_gather
+// IR: comm.permute %{{.*}} over @mesh {"x"} pairs [1 -> 0] : tensor<2x3xi32>
+// IR: return %{{.*}} : tensor<5x3xi32>
+func.func @pad_i32_padded_result(%a: tensor<8x3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>})
+    -> (tensor<9x3xi32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %c = arith.constant 7 : i32
+  %p = tensor.pad %a low[0, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c : i32
+  } : tensor<8x3xi32> to tensor<9x3xi32>
+  return %p : tensor<9x3xi32>
 }

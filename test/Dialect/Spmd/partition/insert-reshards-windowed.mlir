@@ -26,13 +26,14 @@ func.func @halo(%a: tensor<2x20x6x3xf32> {spmd.sharding = #spmd.sharding<@mesh, 
 
 spmd.mesh @mesh = <["x"=2, "y"=4]>
 
-// 18 input rows over "y" (4) are not equal blocks: H is gathered for the
-// op and the result sliced.
-// CHECK-LABEL: func.func @input_not_divisible
-// CHECK: %[[G:.*]] = spmd.reshard %arg0 <@mesh, [{"x"}, {}, {}, {}]>
-// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {}, {}, {}]>]>{{.*}} ins(%[[G]],
-// CHECK: spmd.reshard %{{.*}} <@mesh, [{"x"}, {"y"}, {}, {}]>
-func.func @input_not_divisible(%a: tensor<2x18x6x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>},
+// 18 input rows over "y" (4) are blocks of 5, the last padded: the
+// windows of the 16 outputs never read past row 17, so the halo path still
+// applies.
+// CHECK-LABEL: func.func @input_padded
+// CHECK-NOT: spmd.reshard
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>{{.*}} ins(%arg0,
+// CHECK-NOT: spmd.reshard
+func.func @input_padded(%a: tensor<2x18x6x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>},
                                %w: tensor<3x3x3x4xf32>)
     -> (tensor<2x16x4x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>}) {
   %e = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>} : tensor<2x16x4x4xf32>
@@ -114,4 +115,34 @@ func.func @dynamic(%a: tensor<?xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"y
                    %init: tensor<?xf32>) -> tensor<?xf32> {
   %0 = linalg.conv_1d ins(%a, %w : tensor<?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+// A "same" convolution written as a pad and a convolution: the pad keeps
+// H over "y" (18 rows in padded blocks of 5, its source in blocks of 4), and
+// so does the convolution; nothing is gathered.
+// CHECK-LABEL: func.func @same
+// CHECK-NOT: spmd.reshard
+// CHECK: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>}
+// CHECK-NOT: spmd.reshard
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}}spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>
+// CHECK-NOT: spmd.reshard
+// CHECK: return
+func.func @same(%a: tensor<2x16x6x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>},
+                %w: tensor<3x3x3x4xf32>)
+    -> (tensor<2x16x6x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}, {}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>} : tensor<2x16x6x3xf32> to tensor<2x18x8x3xf32>
+  %e = tensor.empty() {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>} : tensor<2x16x6x4xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+                                 spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}, {"y"}, {}, {}]>]>}
+      ins(%p, %w : tensor<2x18x8x3xf32>, tensor<3x3x3x4xf32>) outs(%e : tensor<2x16x6x4xf32>) -> tensor<2x16x6x4xf32>
+  return %0 : tensor<2x16x6x4xf32>
 }

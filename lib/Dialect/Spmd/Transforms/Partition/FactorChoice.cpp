@@ -343,14 +343,43 @@ SmallVector<WindowedDim> getWindowedDims(linalg::LinalgOp op) {
   return windowed;
 }
 
-SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || op->getNumResults() == 0)
+/// The padded dimensions of `pad` under `rule` (the tensor model's: a
+/// factor per dimension), when its amounts are static and its padding value
+/// constant.
+static SmallVector<WindowedDim> getPadHaloDims(tensor::PadOp pad,
+                                               OpShardingRuleAttr rule) {
+  int64_t rank = pad.getResultType().getRank();
+  if (rule.getNumFactors() != rank || !pad.getLow().empty() ||
+      !pad.getHigh().empty() || !pad.getConstantPaddingValue())
     return {};
+  SmallVector<WindowedDim> dims;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] == 0 && high[d] == 0)
+      continue;
+    ArrayRef<int64_t> in =
+        rule.getOperandMapping(0).getDimMappings()[d].getFactorIndices();
+    ArrayRef<int64_t> out =
+        rule.getResultMapping(0).getDimMappings()[d].getFactorIndices();
+    if (!rule.isPermutation(d) || in.size() != 1 || in[0] != d ||
+        out.size() != 1 || out[0] != d)
+      return {};
+    dims.push_back(
+        WindowedDim{0, d, static_cast<unsigned>(d), kNoWindowLoop, 1, 1});
+  }
+  return dims;
+}
+
+SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule) {
   bool permutation = false;
   for (int64_t f = 0; f < rule.getNumFactors(); ++f)
     permutation |= rule.isPermutation(f);
   if (!permutation)
+    return {};
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return getPadHaloDims(pad, rule);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() == 0)
     return {};
   // The rule must be the linalg model's, a factor per loop (not one
   // written by hand).

@@ -61,6 +61,10 @@ struct WindowedDim {
   int64_t dilation;
 };
 
+/// The windowLoop of a padded dimension of a `tensor.pad` (see getHaloDims):
+/// it has no window loop.
+constexpr unsigned kNoWindowLoop = ~0u;
+
 /// The windowed input dimensions of `op`; none when an input dimension is
 /// indexed by another combination of loops or an init by anything but loops
 /// and constants (those ops keep their permutation factors unsharded).
@@ -69,7 +73,10 @@ SmallVector<WindowedDim> getWindowedDims(linalg::LinalgOp op);
 /// The windowed dimensions of `op` under `rule`, the rule of `op` with one
 /// factor per loop (each maps to its output loop); none for other ops and
 /// rules. Their output loops may be sharded with a halo exchange
-/// (spmd-partition's exchangeHalos) when their sizes are static.
+/// (spmd-partition's exchangeHalos) when their sizes are static. For a
+/// `tensor.pad` of static amounts and a constant padding value, its padded
+/// dimensions, as windows of one element (the output loop is the
+/// dimension's factor; kNoWindowLoop).
 SmallVector<WindowedDim> getHaloDims(Operation *op, OpShardingRuleAttr rule);
 
 /// The sharding of a tensor with `mapping` under the factor axes `chosen`.

@@ -39,6 +39,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -186,6 +187,16 @@ void populateCollectivePartitionPatterns(RewritePatternSet &patterns,
 /// diagnostic on a layout insert-reshards does not produce.
 LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
                             RewriterBase &rewriter);
+
+/// The halo exchange of a `tensor.pad` whose padded dimensions are sharded
+/// (its operands already local, its result global): each such dimension is
+/// its neighbours' rows around this device's block, cut to the rows of its
+/// result block, with the padding value past the ends; a pad of the other
+/// padded dimensions follows. True when it replaced `pad`, false when no
+/// padded dimension is sharded; fails after a diagnostic.
+FailureOr<bool> exchangePadHalos(tensor::PadOp pad, PartitionState &state,
+                                 const GlobalToLocalTypeConverter &converter,
+                                 RewriterBase &rewriter);
 
 /// Gives `op` the local form its PartitionOpInterface builds (its operands
 /// already local), or fails after a diagnostic.

@@ -495,6 +495,9 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
       llvm::any_of(llvm::seq<int64_t>(rule.getNumFactors()),
                    [&](int64_t f) { return rule.isPermutation(f); }))
     key.push_back(linalgOp.getIndexingMaps().getAsOpaquePointer());
+  // (For a pad, on a constant padding value.)
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    key.push_back(signatureInt(pad.getConstantPaddingValue() != nullptr));
   for (auto [operand, sharding] :
        llvm::zip_equal(op->getOperands(), operandShardings)) {
     key.push_back(operand.getType().getAsOpaquePointer());
@@ -537,15 +540,16 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
     }
     shardable.set(f);
   }
-  // Windowed ops (convolutions, poolings): the output loop of a windowed
-  // input dimension may be sharded when that input has the dimension
-  // sharded (spmd-partition then gives each device the window overlap from
-  // its neighbours, a halo exchange), if its axes divide both the output
-  // and the input dimension; the window loop stays unsharded (the input
-  // dimension does not carry it).
+  // Windowed ops (convolutions, poolings, and pads, windows of one
+  // element): the output loop of a windowed input dimension may be sharded
+  // when that input has the dimension sharded (spmd-partition then gives
+  // each device the window overlap from its neighbours, a halo exchange),
+  // if its axes divide both the output and the input dimension; the window
+  // loop stays unsharded (the input dimension does not carry it).
   SmallVector<WindowedDim> windowed = getHaloDims(op, rule);
   for (const WindowedDim &w : windowed)
-    shardable.reset(w.windowLoop);
+    if (w.windowLoop != detail::kNoWindowLoop)
+      shardable.reset(w.windowLoop);
   for (const WindowedDim &w : windowed) {
     TensorShardingAttr sharding = operandShardings[w.operand];
     int64_t size = cast<RankedTensorType>(op->getOperand(w.operand).getType())
@@ -554,15 +558,20 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
         !sharding.getDimSharding(w.dim).getAxes().empty() &&
         !ShapedType::isDynamic(size) &&
         !ShapedType::isDynamic(rule.getFactorSize(w.outLoop)) &&
-        !ShapedType::isDynamic(rule.getFactorSize(w.windowLoop))) {
+        (w.windowLoop == detail::kNoWindowLoop ||
+         !ShapedType::isDynamic(rule.getFactorSize(w.windowLoop)))) {
       shardable.set(w.outLoop);
-      paddable.reset(w.outLoop);
+      // (A pad's result may be padded; a window's output may not.)
+      if (w.windowLoop != detail::kNoWindowLoop)
+        paddable.reset(w.outLoop);
     }
   }
   SmallVector<SmallVector<AxisRefAttr>> chosen =
       chooseFactorAxes(rule, projection, sizes, shardable, paddable, mesh);
-  // An output loop whose axes do not divide a windowed input dimension
-  // stays unsharded (the dimension is gathered for the op).
+  // A window's output loop whose axes do not divide its size, and a pad's
+  // dimension whose axes do not divide its source, stay unsharded (the
+  // dimension is gathered for the op). (A windowed input may be padded: its
+  // windows never read past its end.)
   for (bool again = !windowed.empty(); again;) {
     again = false;
     for (const WindowedDim &w : windowed) {
@@ -571,7 +580,9 @@ ReshardInserter::decide(Operation *op, OpShardingRuleAttr rule,
         parts *= axis.getSize(mesh);
       int64_t size = cast<RankedTensorType>(op->getOperand(w.operand).getType())
                          .getDimSize(w.dim);
-      if (size % parts == 0 && rule.getFactorSize(w.outLoop) % parts == 0)
+      if (w.windowLoop == detail::kNoWindowLoop
+              ? size % parts == 0
+              : rule.getFactorSize(w.outLoop) % parts == 0)
         continue;
       shardable.reset(w.outLoop);
       again = true;

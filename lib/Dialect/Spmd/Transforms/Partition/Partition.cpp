@@ -339,6 +339,15 @@ static LogicalResult partitionModule(ModuleOp module) {
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
           linalgOp && failed(exchangeHalos(linalgOp, state, rewriter)))
         return failure();
+      // So does a pad of a sharded dimension, which it replaces.
+      if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+        FailureOr<bool> replaced =
+            exchangePadHalos(pad, state, converter, rewriter);
+        if (failed(replaced))
+          return failure();
+        if (*replaced)
+          continue;
+      }
       if (isGlobalCollective(op))
         partitioned = collectivePatterns.matchAndRewrite(op, rewriter);
       else if (auto withLocalForm = dyn_cast<PartitionOpInterface>(op))

@@ -287,6 +287,94 @@ FailureOr<Value> PartitionState::buildLocalBlock(OpBuilder &b, Location loc,
 // Halo exchange
 //===----------------------------------------------------------------------===//
 
+/// The rows [p * step + first, p * step + first + window) of dimension `dim`
+/// for device p along `axes` (`input` is its block of that dimension):
+/// its own block extended by the rows the neighbours before and after it
+/// hold (`comm.permute`s of slices of their blocks, one per hop; the most
+/// any device needs on each side), then cut to its window. Rows outside the
+/// dimension are `padding` (a scalar), or zeros when it is null.
+static Value extendBlock(PartitionState &state, OpBuilder &b, Location loc,
+                         Value input, int64_t dim, FlatSymbolRefAttr meshRef,
+                         MeshAttr mesh, ArrayRef<AxisRefAttr> axes,
+                         int64_t step, int64_t first, int64_t window,
+                         Value padding) {
+  int64_t parts = productOf(axes, mesh);
+  int64_t block = cast<RankedTensorType>(input.getType()).getDimSize(dim);
+  // Device p holds [p * block, (p + 1) * block); the extended block holds
+  // `left` rows before it and `right` after.
+  int64_t left = 0, right = 0;
+  for (int64_t p = 0; p < parts; ++p) {
+    left = std::max(left, p * block - (p * step + first));
+    right = std::max(right, p * step + first + window - (p + 1) * block);
+  }
+  SmallVector<AxisRefAttr> commAxes = toCommAxes(axes, mesh);
+  Value index;
+  auto getIndex = [&] {
+    if (!index)
+      index = comm::AxisIndexOp::create(b, loc, b.getIndexType(), meshRef,
+                                        commAxes);
+    return index;
+  };
+  // `piece` of the device `hops` blocks before (after, when negative)
+  // along the axes; the first (last) devices, which have none there,
+  // receive zeros, or `padding`.
+  auto receive = [&](Value piece, int64_t hops) -> Value {
+    SmallVector<int64_t> sources, targets;
+    for (int64_t q = 0; q < parts; ++q)
+      if (q + hops >= 0 && q + hops < parts) {
+        sources.push_back(q);
+        targets.push_back(q + hops);
+      }
+    Value received = comm::PermuteOp::create(b, loc, piece, meshRef, commAxes,
+                                             sources, targets);
+    if (!padding)
+      return received;
+    Value inside = arith::CmpIOp::create(
+        b, loc,
+        hops > 0 ? arith::CmpIPredicate::sge : arith::CmpIPredicate::slt,
+        getIndex(),
+        arith::ConstantIndexOp::create(b, loc, hops > 0 ? hops : parts + hops));
+    Value pads = tensor::SplatOp::create(b, loc, piece.getType(), padding);
+    return arith::SelectOp::create(b, loc, inside, received, pads);
+  };
+  SmallVector<Value> pieces;
+  // The end of each block before, farthest first; then the beginning of
+  // each block after, nearest first.
+  for (int64_t k = llvm::divideCeil(left, block); k >= 1; --k) {
+    int64_t size = std::min(block, left - (k - 1) * block);
+    pieces.push_back(receive(
+        state.sliceDim(b, loc, input, dim, b.getIndexAttr(block - size), size),
+        k));
+  }
+  pieces.push_back(input);
+  int64_t rightHops = llvm::divideCeil(right, block);
+  for (int64_t k = 1; k <= rightHops; ++k) {
+    int64_t size = std::min(block, right - (k - 1) * block);
+    pieces.push_back(receive(
+        state.sliceDim(b, loc, input, dim, b.getIndexAttr(0), size), -k));
+  }
+  Value extended = input;
+  if (pieces.size() > 1)
+    extended = tensor::ConcatOp::create(b, loc, dim, pieces);
+  // This device's window starts at left + first - p * (block - step) in
+  // the extended block.
+  int64_t shift = block - step;
+  int64_t base = left + first;
+  if (shift != 0) {
+    Value scaled = arith::MulIOp::create(
+        b, loc, getIndex(),
+        arith::ConstantIndexOp::create(b, loc, std::abs(shift)));
+    Value start = arith::ConstantIndexOp::create(b, loc, base);
+    Value offset =
+        shift > 0 ? arith::SubIOp::create(b, loc, start, scaled).getResult()
+                  : arith::AddIOp::create(b, loc, start, scaled).getResult();
+    return state.sliceDim(b, loc, extended, dim, offset, window);
+  }
+  if (base != 0 || left + block + right != window)
+    return state.sliceDim(b, loc, extended, dim, b.getIndexAttr(base), window);
+  return extended;
+}
+
 LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
                             RewriterBase &rewriter) {
   // (Named ops other than convolutions and poolings read no windows; most
@@ -351,94 +439,124 @@ LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
     int64_t outSize = outType.getDimSize(*outDim);
     int64_t block = cast<RankedTensorType>(input.getType()).getDimSize(w.dim);
     int64_t windowSize = loopSizes[w.windowLoop];
-    bool paddedInput = false;
-    if (state.isPadded(input)) {
-      auto global = cast<RankedTensorType>(state.getGlobalType(input));
-      paddedInput = global.getDimSize(w.dim) != block * parts;
-    }
+    // (A padded input's windows never read past its end.)
     if (ShapedType::isDynamic(outSize) || ShapedType::isDynamic(block) ||
-        ShapedType::isDynamic(windowSize) || outSize % parts != 0 ||
-        paddedInput)
+        ShapedType::isDynamic(windowSize) || outSize % parts != 0)
       return op->emitOpError("reads dimension ")
              << w.dim << " of operand " << w.operand
-             << " through a window whose sharding does not divide it or "
-                "output dimension "
-             << *outDim
-             << " into equal blocks, which spmd-partition does "
-                "not support";
+             << " through a window whose output dimension " << *outDim
+             << " its sharding does not divide into equal blocks, which "
+                "spmd-partition does not support";
     // Device p computes the outputs [p * outBlock, (p + 1) * outBlock),
-    // which read the input [p * step, p * step + window); it holds
-    // [p * block, (p + 1) * block). The extended block holds `left`
-    // elements before its block and `right` after (the most any device
-    // needs; the first and last devices need none past the ends).
+    // which read the input [p * step, p * step + window).
     int64_t outBlock = outSize / parts;
-    int64_t step = outBlock * w.stride;
-    int64_t window =
-        (outBlock - 1) * w.stride + (windowSize - 1) * w.dilation + 1;
-    int64_t left = 0, right = 0;
-    for (int64_t p = 0; p < parts; ++p) {
-      left = std::max(left, p * (block - step));
-      right = std::max(right, p * step + window - (p + 1) * block);
-    }
-
     rewriter.setInsertionPoint(op);
-    SmallVector<AxisRefAttr> commAxes = toCommAxes(axes, mesh);
-    // `piece` of the device `hops` blocks before (after, when negative)
-    // along the axes; the first (last) devices receive zeros, which their
-    // windows do not read.
-    auto receive = [&](Value piece, int64_t hops) -> Value {
-      SmallVector<int64_t> sources, targets;
-      for (int64_t q = 0; q < parts; ++q)
-        if (q + hops >= 0 && q + hops < parts) {
-          sources.push_back(q);
-          targets.push_back(q + hops);
-        }
-      return comm::PermuteOp::create(rewriter, loc, piece, meshRef, commAxes,
-                                     sources, targets);
-    };
-    SmallVector<Value> pieces;
-    // The end of each block before, farthest first; then the beginning of
-    // each block after, nearest first.
-    for (int64_t k = llvm::divideCeil(left, block); k >= 1; --k) {
-      int64_t size = std::min(block, left - (k - 1) * block);
-      pieces.push_back(
-          receive(state.sliceDim(rewriter, loc, input, w.dim,
-                                 rewriter.getIndexAttr(block - size), size),
-                  k));
-    }
-    pieces.push_back(input);
-    int64_t rightHops = llvm::divideCeil(right, block);
-    for (int64_t k = 1; k <= rightHops; ++k) {
-      int64_t size = std::min(block, right - (k - 1) * block);
-      pieces.push_back(receive(state.sliceDim(rewriter, loc, input, w.dim,
-                                              rewriter.getIndexAttr(0), size),
-                               -k));
-    }
-    Value extended = input;
-    if (pieces.size() > 1)
-      extended = tensor::ConcatOp::create(rewriter, loc, w.dim, pieces);
-    // This device's window starts at left - p * (block - step) in the
-    // extended block.
-    int64_t shift = block - step;
-    if (shift != 0) {
-      Value index = comm::AxisIndexOp::create(
-          rewriter, loc, rewriter.getIndexType(), meshRef, commAxes);
-      Value scaled = arith::MulIOp::create(
-          rewriter, loc, index,
-          arith::ConstantIndexOp::create(rewriter, loc, std::abs(shift)));
-      Value base = arith::ConstantIndexOp::create(rewriter, loc, left);
-      Value offset =
-          shift > 0
-              ? arith::SubIOp::create(rewriter, loc, base, scaled).getResult()
-              : arith::AddIOp::create(rewriter, loc, base, scaled).getResult();
-      extended = state.sliceDim(rewriter, loc, extended, w.dim, offset, window);
-    } else if (left != 0 || left + block + right != window) {
-      extended = state.sliceDim(rewriter, loc, extended, w.dim,
-                                rewriter.getIndexAttr(left), window);
-    }
+    Value extended = extendBlock(state, rewriter, loc, input, w.dim, meshRef,
+                                 mesh, axes, outBlock * w.stride, /*first=*/0,
+                                 (outBlock - 1) * w.stride +
+                                     (windowSize - 1) * w.dilation + 1,
+                                 /*padding=*/Value());
     rewriter.modifyOpInPlace(op, [&] { op->setOperand(w.operand, extended); });
   }
   return success();
+}
+
+FailureOr<bool> exchangePadHalos(tensor::PadOp pad, PartitionState &state,
+                                 const GlobalToLocalTypeConverter &converter,
+                                 RewriterBase &rewriter) {
+  Value result = pad.getResult();
+  TensorShardingAttr outSharding = state.getSharding(result);
+  if (!outSharding || !pad.getLow().empty() || !pad.getHigh().empty())
+    return false;
+  Value padding = pad.getConstantPaddingValue();
+  auto resolved = state.resolveMesh(outSharding, pad);
+  if (failed(resolved))
+    return failure();
+  auto [meshRef, mesh] = *resolved;
+  Value source = pad.getSource();
+  TensorShardingAttr inSharding = state.getSharding(source);
+  MeshAttr inMesh;
+  if (inSharding) {
+    auto inResolved = state.resolveMesh(inSharding, pad);
+    if (failed(inResolved))
+      return failure();
+    inMesh = inResolved->second;
+  }
+  auto nontrivial = [](TensorShardingAttr sharding, int64_t d, MeshAttr on) {
+    SmallVector<AxisRefAttr> axes;
+    if (sharding && d < sharding.getRank())
+      for (AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
+        if (axis.getSize(on) != 1)
+          axes.push_back(axis);
+    return axes;
+  };
+  auto globalType = cast<RankedTensorType>(result.getType());
+  SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+  Location loc = pad.getLoc();
+  Value value = source;
+  bool exchanged = false;
+  for (int64_t d = 0; d < globalType.getRank(); ++d) {
+    if (low[d] == 0 && high[d] == 0)
+      continue;
+    SmallVector<AxisRefAttr> axes = nontrivial(outSharding, d, mesh);
+    if (inSharding && (nontrivial(inSharding, d, inMesh) != axes ||
+                       (!axes.empty() && inMesh != mesh)))
+      return pad->emitOpError("pads dimension ")
+             << d
+             << " and shards it otherwise than its result (run "
+                "spmd-insert-reshards first)";
+    if (axes.empty())
+      continue;
+    int64_t parts = productOf(axes, mesh);
+    int64_t outSize = globalType.getDimSize(d);
+    int64_t block = cast<RankedTensorType>(value.getType()).getDimSize(d);
+    if (!padding || ShapedType::isDynamic(outSize) ||
+        ShapedType::isDynamic(block) ||
+        block * parts != outSize - low[d] - high[d])
+      return pad->emitOpError("pads dimension ")
+             << d
+             << " of a source sharded into unequal blocks or with a padding "
+                "value that is not constant, which spmd-partition does not "
+                "support";
+    if (!exchanged) {
+      rewriter.setInsertionPoint(pad);
+      // The padding value may be a constant of the pad's body.
+      if (Operation *def = padding.getDefiningOp(); def && pad->isAncestor(def))
+        padding = rewriter.clone(*def)->getResult(0);
+    }
+    // The result's block p is the source's rows [p * outBlock - low, ...):
+    // a window of one row (the result may be padded: ceil-sized blocks).
+    int64_t outBlock = llvm::divideCeil(outSize, parts);
+    value = extendBlock(state, rewriter, loc, value, d, meshRef, mesh, axes,
+                        outBlock, -low[d], outBlock, padding);
+    low[d] = high[d] = 0;
+    exchanged = true;
+  }
+  if (!exchanged)
+    return false;
+  Type local = converter.getLocalType(result);
+  if (!local)
+    return failure();
+  if (llvm::any_of(low, [](int64_t n) { return n != 0; }) ||
+      llvm::any_of(high, [](int64_t n) { return n != 0; })) {
+    // The dimensions left are padded as before.
+    auto rest = cast<tensor::PadOp>(rewriter.clone(*pad));
+    rewriter.modifyOpInPlace(rest, [&] {
+      // (The global view's attributes stay with the pad.)
+      rest->setDiscardableAttrs(DictionaryAttr::get(rest->getContext()));
+      rest.getSourceMutable().assign(value);
+      rest.setStaticLow(low);
+      rest.setStaticHigh(high);
+      rest.getResult().setType(cast<RankedTensorType>(local));
+    });
+    value = rest.getResult();
+  }
+  if (value.getType() != local)
+    return pad->emitOpError("lowers to a local type ")
+           << value.getType() << " but its result is " << local;
+  state.replaced(result, value);
+  rewriter.replaceOp(pad, value);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
