@@ -541,6 +541,19 @@ class Gen:
         # it is an argument: outputs that they divide take the halo path.
         arg = [a for a in self.prog['args'] if a['name'] == x]
         sharding = arg[0]['sharding'] if arg else None
+        if r.random() < 0.3:
+            # A "same" op: the input padded first (a pad of its own).
+            f32 = self.prog['dtype'] == 'f32'
+            low = [r.choice([0, 1, 1, 2]) if d in spatial else 0 for d in range(rank)]
+            high = [r.choice([0, 1, 1, 2]) if d in spatial else 0 for d in range(rank)]
+            padded = [n + lo + hi for n, lo, hi in zip(xshape, low, high)]
+            if prod(padded) <= 512:
+                c = r.choice([0.0, -1.0, 0.5]) if f32 else r.choice([0, -1, 7])
+                pad = self.add_op('pad', [x], {'low': low, 'high': high, 'c': c},
+                                  padded, max(self.bound[x], abs(c)))
+                self.pool.append(pad['name'])
+                x = pad['name']
+                xshape = padded
         out = []
         for d, e, st in zip(spatial, extent, strides):
             full = (xshape[d] - e) // st + 1
