@@ -331,7 +331,11 @@ static LogicalResult partitionModule(ModuleOp module) {
       arg.setType(local);
     }
     for (auto [i, op] : llvm::enumerate(ops)) {
-      if (i + 4 < ops.size())
+      // An earlier rewrite (a halo exchange, a collective's lowering) may
+      // have erased an op of the list: ErasedOps remembers it.
+      if (erasedOps.erased.contains(op))
+        continue;
+      if (i + 4 < ops.size() && !erasedOps.erased.contains(ops[i + 4]))
         prefetchOp(ops[i + 4]);
       LogicalResult partitioned = success();
       // A convolution or pooling over a sharded spatial dimension reads
