@@ -338,8 +338,8 @@ static int runCalibrate(const Options &options, const exec::RunOptions &run,
   calibrate.compile.autoPartition.reset();
   calibrate.cache = run.cache;
   calibrate.watchdogSeconds = run.watchdogSeconds;
-  std::string path =
-      options.calibrate.empty() ? std::string("-") : options.calibrate.getValue();
+  std::string path = options.calibrate.empty() ? std::string("-")
+                                               : options.calibrate.getValue();
   if (Error error = exec::validateCalibrateOptions(calibrate))
     return fail(std::move(error));
   if (Error error = exec::checkCalibrationPath(path))
@@ -348,8 +348,8 @@ static int runCalibrate(const Options &options, const exec::RunOptions &run,
   exec::MeshInfo mesh;
   if (options.inputFile.empty()) {
     if (options.mesh.empty())
-      return fail(exec::makeError(
-          "--calibrate needs a program (its mesh) or --mesh \"name=size,...\""));
+      return fail(exec::makeError("--calibrate needs a program (its mesh) or "
+                                  "--mesh \"name=size,...\""));
     Expected<exec::MeshInfo> parsed = exec::parseMeshAxes(options.mesh);
     if (!parsed)
       return fail(parsed.takeError());

@@ -98,7 +98,8 @@ TEST(CoarsenTest, EdgesInsideAGroupAreCountedOnce) {
     EXPECT_DOUBLE_EQ(coarse.graph.nodes[0].strategies[k].comm,
                      evaluatePlan(graph, coarse.expand({k})).comm);
   // A merge inside one group is skipped.
-  Coarsening twice = coarsenGraph(graph, {{0, false, {}}, {1, false, {}}, {2, false, {}}});
+  Coarsening twice =
+      coarsenGraph(graph, {{0, false, {}}, {1, false, {}}, {2, false, {}}});
   EXPECT_EQ(twice.graph.nodes.size(), 1u);
 }
 

@@ -592,9 +592,8 @@ LogicalResult FunctionPlanner::solveAndApply(const IlpOptions &options,
     return failure();
   }
   case IlpStatus::NoSolution:
-    return func.emitError()
-           << "the ILP solver found no plan within its limit ("
-           << describeLimits(options) << ")";
+    return func.emitError() << "the ILP solver found no plan within its limit ("
+                            << describeLimits(options) << ")";
   }
   std::vector<unsigned> choice =
       coarse ? coarse->expand(result.choice) : result.choice;

@@ -94,14 +94,12 @@ void Merger::merge(const FollowMerge &m) {
   auto keeps = [&](unsigned leadStrategy, unsigned followStrategy) {
     if (m.keeps.empty())
       return true;
-    size_t index =
-        m.followerIsFrom
-            ? static_cast<size_t>(followStrategy) *
-                      graph.getNumStrategies(edge.to) +
-                  leadStrategy
-            : static_cast<size_t>(leadStrategy) *
-                      graph.getNumStrategies(edge.to) +
-                  followStrategy;
+    size_t index = m.followerIsFrom ? static_cast<size_t>(followStrategy) *
+                                              graph.getNumStrategies(edge.to) +
+                                          leadStrategy
+                                    : static_cast<size_t>(leadStrategy) *
+                                              graph.getNumStrategies(edge.to) +
+                                          followStrategy;
     return static_cast<bool>(m.keeps[index]);
   };
   for (size_t k = 0; k < numG; ++k) {
