@@ -13,6 +13,7 @@
 """
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -80,15 +81,29 @@ def main():
                           "--input-shape", "0=%dx128" % rows, "--timing"]
             return compile_line(run(cmd, d, extra))
 
-        # Three entries of the same program for three batch sizes: about
-        # the same size each.
-        for rows in (4, 8, 12):
-            shape_run(rows)
-        tce, _ = entries(d)
-        sizes = [os.path.getsize(os.path.join(d, n)) for n in tce]
-        print("stored %d entries" % len(tce))
-        # Room for two of them and a half.
-        bound = 2 * max(sizes) + max(sizes) // 2
+        def entry_size(rows, where):
+            """The size of the entry a run with `rows` adds to `where`."""
+            before = set(entries(where)[0])
+            cmd = tool + [artifact, "--random-inputs",
+                          "--input-shape", "0=%dx128" % rows, "--timing"]
+            run(cmd, where)
+            added = [n for n in entries(where)[0] if n not in before]
+            return os.path.getsize(os.path.join(where, added[0]))
+
+        # Three entries of the same program for three batch sizes. Their
+        # sizes differ with the host (the code for each shape), so the
+        # bound is computed from the sizes themselves.
+        size = {rows: entry_size(rows, d) for rows in (4, 8, 12)}
+        print("stored %d entries" % len(entries(d)[0]))
+        # The size of batch 16's entry, measured in a cache of its own.
+        probe = d + ".probe"
+        shutil.rmtree(probe, ignore_errors=True)
+        size[16] = entry_size(16, probe)
+        # Room for batches 4, 12 and 16 and half of batch 8's entry: when
+        # batch 16 is stored, exactly one entry (the least recently used,
+        # batch 8) must go. (That the three first entries fit needs only
+        # size[8] // 2 <= size[16]: the entries are of the same program.)
+        bound = size[4] + size[12] + size[16] + size[8] // 2
         # Batch 4 is used again: batch 8 is now the least recently used.
         print("rows 4: " + shape_run(4, ["--cache-max-bytes=%d" % bound]))
         print("rows 16: " + shape_run(16, ["--cache-max-bytes=%d" % bound]))
