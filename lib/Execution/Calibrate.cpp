@@ -309,25 +309,18 @@ llvm::Expected<MeshInfo>
 mlir::tessera::exec::parseMeshAxes(llvm::StringRef text) {
   MeshInfo info;
   info.symbol = "mesh";
-  llvm::SmallVector<llvm::StringRef> items;
-  text.split(items, ',', -1, /*KeepEmpty=*/true);
-  for (llvm::StringRef item : items) {
-    if (item.trim().empty())
-      return makeError("bad --mesh '" + text +
-                       "': an empty item (expected name=size,...)");
-    auto [name, value] = item.split('=');
-    name = name.trim();
-    int64_t size;
-    bool identifier = !name.empty() && llvm::all_of(name, [](char c) {
-      return llvm::isAlnum(c) || c == '_';
-    });
-    if (!identifier || value.trim().getAsInteger(10, size) || size < 1)
-      return makeError("bad --mesh item '" + item +
+  llvm::Expected<llvm::SmallVector<MeshSizeItem>> items = parseMeshSizes(text);
+  if (!items)
+    return items.takeError();
+  for (const MeshSizeItem &entry : *items) {
+    // A new mesh: its axis names must be identifiers.
+    if (entry.name.empty() || !llvm::all_of(entry.name, [](char c) {
+          return llvm::isAlnum(c) || c == '_';
+        }))
+      return makeError("bad --mesh item '" + entry.item +
                        "': expected name=size with size >= 1");
-    if (llvm::is_contained(info.names, name.str()))
-      return makeError("--mesh gives the size of axis '" + name + "' twice");
-    info.names.push_back(name.str());
-    info.sizes.push_back(size);
+    info.names.push_back(entry.name.str());
+    info.sizes.push_back(entry.size);
   }
   int64_t devices = 1;
   for (int64_t size : info.sizes)

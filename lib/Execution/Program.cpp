@@ -309,6 +309,29 @@ void mlir::tessera::exec::resizeMeshes(ModuleOp module,
   }
 }
 
+llvm::Expected<SmallVector<mlir::tessera::exec::MeshSizeItem>>
+mlir::tessera::exec::parseMeshSizes(StringRef text) {
+  SmallVector<StringRef> pieces;
+  text.split(pieces, ',', -1, /*KeepEmpty=*/true);
+  SmallVector<MeshSizeItem> items;
+  for (StringRef piece : pieces) {
+    if (piece.trim().empty())
+      return makeError("bad --mesh '" + text +
+                       "': an empty item (expected name=size,...)");
+    auto [name, value] = piece.split('=');
+    name = name.trim();
+    int64_t size;
+    if (value.trim().getAsInteger(10, size) || size < 1)
+      return makeError("bad --mesh item '" + piece +
+                       "': expected name=size with size >= 1");
+    if (llvm::any_of(
+            items, [&](const MeshSizeItem &seen) { return seen.name == name; }))
+      return makeError("--mesh gives the size of axis '" + name + "' twice");
+    items.push_back({piece, name, size});
+  }
+  return items;
+}
+
 llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
                                                    StringRef text) {
   // An artifact's mesh is fixed: `--mesh` describes the calling context,
@@ -323,22 +346,15 @@ llvm::Error mlir::tessera::exec::overrideMeshSizes(Program &program,
       for (spmd::MeshAxisAttr axis : mesh.getMesh().getAxes())
         if (!llvm::is_contained(known, axis.getName().str()))
           known.push_back(axis.getName().str());
-  SmallVector<StringRef> items;
-  text.split(items, ',', -1, /*KeepEmpty=*/true);
+  llvm::Expected<SmallVector<MeshSizeItem>> items = parseMeshSizes(text);
+  if (!items)
+    return items.takeError();
   bool changed = false;
   llvm::StringMap<int64_t> sizes;
-  for (StringRef item : items) {
-    if (item.trim().empty())
-      return makeError("bad --mesh '" + text +
-                       "': an empty item (expected name=size,...)");
-    auto [name, value] = item.split('=');
-    name = name.trim();
-    int64_t size;
-    if (value.trim().getAsInteger(10, size) || size < 1)
-      return makeError("bad --mesh item '" + item +
-                       "': expected name=size with size >= 1");
-    if (!sizes.try_emplace(name, size).second)
-      return makeError("--mesh gives the size of axis '" + name + "' twice");
+  for (const MeshSizeItem &entry : *items) {
+    StringRef name = entry.name;
+    int64_t size = entry.size;
+    sizes[name] = size;
     if (!llvm::is_contained(known, name.str())) {
       bool several = known.size() > info.names.size();
       std::string list = known.empty()

@@ -134,6 +134,18 @@ llvm::Expected<Program> loadProgram(MLIRContext &context,
                                     std::unique_ptr<llvm::MemoryBuffer> buffer,
                                     llvm::StringRef entryName);
 
+/// One item of a `--mesh` option: `name=size`.
+struct MeshSizeItem {
+  llvm::StringRef item; // the item as written, for messages
+  llvm::StringRef name; // trimmed
+  int64_t size;
+};
+
+/// Parses `--mesh` text (`name=size,...`): no empty item, every size an
+/// integer >= 1, no axis named twice. Names are not checked against a mesh.
+llvm::Expected<llvm::SmallVector<MeshSizeItem>>
+parseMeshSizes(llvm::StringRef text);
+
 /// Applies `text` (`name=size,...`) to the program's meshes: the sizes of
 /// the axes it names change in every mesh that has them (resizeMeshes: a
 /// mesh keeps its device order when its number of devices does not change),

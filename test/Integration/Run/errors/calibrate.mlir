@@ -10,6 +10,8 @@
 // RUN: not tessera-run --calibrate 2>&1 | FileCheck %s --check-prefix=NOMESH
 // RUN: not tessera-run --calibrate --mesh "x=2,x=4" 2>&1 | FileCheck %s --check-prefix=MESH-TWICE
 // RUN: not tessera-run --calibrate --mesh "x" 2>&1 | FileCheck %s --check-prefix=MESH-ITEM
+// RUN: not tessera-run --calibrate --mesh "a-b=2" 2>&1 | FileCheck %s --check-prefix=MESH-NAME
+// RUN: not tessera-run --calibrate --mesh "=2" 2>&1 | FileCheck %s --check-prefix=MESH-NONAME
 // RUN: not tessera-run --calibrate --mesh "x=65536,y=2" 2>&1 | FileCheck %s --check-prefix=MESH-HUGE
 // RUN: not tessera-run %s --calibrate --mesh "z=2" 2>&1 | FileCheck %s --check-prefix=MESH-AXIS
 // RUN: not tessera-run %s --calibrate --backend=mpi 2>&1 | FileCheck %s --check-prefix=MPI
@@ -25,6 +27,8 @@
 // NOMESH: tessera-run: error: --calibrate needs a program (its mesh) or --mesh "name=size,..."
 // MESH-TWICE: tessera-run: error: --mesh gives the size of axis 'x' twice
 // MESH-ITEM: tessera-run: error: bad --mesh item 'x': expected name=size with size >= 1
+// MESH-NAME: tessera-run: error: bad --mesh item 'a-b=2': expected name=size with size >= 1
+// MESH-NONAME: tessera-run: error: bad --mesh item '=2': expected name=size with size >= 1
 // MESH-HUGE: tessera-run: error: --mesh 'x=65536,y=2': the mesh has too many devices (the emulated mesh runs at most 65536, one thread each)
 // MESH-AXIS: tessera-run: error: --mesh names axis 'z', which the mesh does not have (its axes are x)
 // MPI: tessera-run: error: --calibrate runs on the threads backend
