@@ -111,6 +111,13 @@ static std::optional<SelectReduction> analyze(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || operation->getNumResults() == 0 ||
       operation->getNumRegions() != 1 || operation->getRegion(0).empty())
     return std::nullopt;
+  // A select reduction yields an `arith.select` (ReductionCombiner::Select):
+  // a cheap test that skips nearly every op before the combiners are read.
+  Operation *yield = op.getBlock()->getTerminator();
+  if (llvm::none_of(yield->getOperands(), [](Value v) {
+        return isa_and_nonnull<arith::SelectOp>(v.getDefiningOp());
+      }))
+    return std::nullopt;
   unsigned numResults = operation->getNumResults();
   bool anySelect = false;
   for (unsigned k = 0; k < numResults; ++k) {
