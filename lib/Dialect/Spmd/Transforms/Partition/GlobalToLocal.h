@@ -97,12 +97,17 @@ public:
   Type getLocalType(Value value);
 
   /// Records that `local` replaces the global-view `global` (a lowered
-  /// collective's value): it inherits its global type if padded.
+  /// collective's value, a halo-exchanged pad): it inherits its global
+  /// sharding (getSharding), which its new op does not carry, and its
+  /// global type if padded.
   void replaced(Value global, Value local);
 
   /// Forgets what is recorded of `value`, whose op is erased (a later value
   /// may take its place in memory).
-  void forget(Value value) { paddedGlobalTypes.erase(value); }
+  void forget(Value value) {
+    paddedGlobalTypes.erase(value);
+    replacedShardings.erase(value);
+  }
 
   //===--------------------------------------------------------------------===//
   // Moving blocks (for the collectives)
@@ -151,6 +156,8 @@ private:
   /// The global types of values whose local blocks are padded (most
   /// modules have none).
   llvm::DenseMap<Value, Type> paddedGlobalTypes;
+  /// The global shardings of values that replaced global-view values.
+  llvm::DenseMap<Value, TensorShardingAttr> replacedShardings;
 };
 
 /// The local type of a value is its global type divided by the axes of its

@@ -33,6 +33,10 @@ TensorShardingAttr PartitionState::getSharding(Value value) {
   // Block arguments were recorded before their blocks changed.
   if (isa<BlockArgument>(value))
     return blockArguments.lookup(value).first;
+  // Values that replaced global-view values carry no attribute.
+  if (!replacedShardings.empty())
+    if (TensorShardingAttr sharding = replacedShardings.lookup(value))
+      return sharding;
   return spmd::getSharding(value);
 }
 
@@ -129,6 +133,8 @@ Type PartitionState::getLocalType(Value value) {
 }
 
 void PartitionState::replaced(Value global, Value local) {
+  if (TensorShardingAttr sharding = getSharding(global))
+    replacedShardings[local] = sharding;
   if (Type type = paddedGlobalTypes.lookup(global))
     paddedGlobalTypes[local] = type;
 }
