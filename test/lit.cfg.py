@@ -22,6 +22,13 @@ config.substitutions.append(("%examples", os.path.join(
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
 config.substitutions.append(("%tessera_obj_root", config.tessera_obj_root))
+# The per-input alarm of the fuzz targets' corpus replay (test/Fuzz): it
+# catches hangs. The slowest corpus input takes about 1 s in a release build
+# and 7-10 s under AddressSanitizer + UBSan (make asan), which a loaded
+# machine can stretch past 20 s, so sanitizer builds allow 120 s.
+config.substitutions.append(
+    ("%fuzz_timeout",
+     "120" if getattr(config, "tessera_sanitizers", False) else "20"))
 config.substitutions.append(("%c_compiler", config.c_compiler))
 config.substitutions.append(("%cxx_compiler", config.cxx_compiler))
 config.substitutions.append(("%mlir_runner_utils", os.path.join(
