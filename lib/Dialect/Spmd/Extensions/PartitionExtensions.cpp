@@ -244,12 +244,12 @@ static void offsetIndices(linalg::LinalgOp op,
   if (indices.empty())
     return;
   // The sharding of each loop dimension, from an operand or result that
-  // indexes it directly, and the loop's local size.
+  // indexes it directly, with that operand's mesh (operands may be on
+  // different meshes over the same devices), and the loop's local size.
   int64_t numLoops = op.getNumLoops();
   SmallVector<SmallVector<AxisRefAttr>> loopAxes(numLoops);
+  SmallVector<std::pair<FlatSymbolRefAttr, MeshAttr>> loopMeshes(numLoops);
   SmallVector<int64_t> loopBlock(numLoops, 0);
-  FlatSymbolRefAttr meshRef;
-  MeshAttr loopMesh;
   for (OpOperand &operand : op->getOpOperands()) {
     Value value =
         op.isDpsInit(&operand) ? op.getTiedOpResult(&operand) : operand.get();
@@ -260,7 +260,6 @@ static void offsetIndices(linalg::LinalgOp op,
     auto resolved = context.resolveMesh(sharding, op);
     if (failed(resolved))
       continue;
-    std::tie(meshRef, loopMesh) = *resolved;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     for (auto [d, expr] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
@@ -270,6 +269,7 @@ static void offsetIndices(linalg::LinalgOp op,
       if (axes.empty() || !loopAxes[dim.getPosition()].empty())
         continue;
       loopAxes[dim.getPosition()].assign(axes.begin(), axes.end());
+      loopMeshes[dim.getPosition()] = *resolved;
       loopBlock[dim.getPosition()] = localType.getDimSize(d);
     }
   }
@@ -280,6 +280,7 @@ static void offsetIndices(linalg::LinalgOp op,
     // The offset is computed before the op (it is the same for the whole
     // block) and added to the index inside the body.
     rewriter.setInsertionPoint(op);
+    auto [meshRef, loopMesh] = loopMeshes[dim];
     Value offset =
         context.buildBlockOffset(rewriter, index.getLoc(), meshRef, loopMesh,
                                  loopAxes[dim], loopBlock[dim]);
