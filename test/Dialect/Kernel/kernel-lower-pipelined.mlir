@@ -240,13 +240,15 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // Tests that a whole-block computation (Pallas's `o_ref[...] = x_ref[...] *
 // 2.0 + y_ref[...]`) on vectors larger than (8, 128) runs tile by tile in
 // loops: the chain of loads, elementwise ops and splat constants that ends
-// in a store is cloned on (8, 128) tiles, so no whole-block vector is left.
+// in a store is cloned on (8, 128) tiles, one (1, 128) row of a tile per
+// iteration (the pipeline's rows-per-step=1), so no whole-block vector is
+// left.
 // CHECK-LABEL: func.func private @body_pipelined0(
 // CHECK-NOT: vector<32x256xf32>
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8x128xf32>
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<1x128xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<1x128xf32>
 // CHECK-NOT: vector<32x256xf32>
 // CHECK-LABEL: func.func private @body_pipelined0_core
 module attributes {kernel.target = #kernel.target<"v5e">} {
@@ -275,7 +277,8 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // Tests that a whole-block reduction (Pallas's `o_ref[...] =
 // jnp.sum(jnp.exp(x_ref[...]), axis=0)`) runs on (8, 128) tiles (the layout
 // passes of the pipeline): per tile of the kept columns, a loop over the
-// row tiles accumulates exp of each tile in registers, then one
+// rows accumulates exp of each (1, 128) row of a tile in registers (the
+// pipeline steps by rows of tiles), then one
 // multi_reduction of the tile is stored into the result's layout buffer,
 // which comes from the core's VMEM arena (1 KiB); a reduction to a scalar
 // needs no buffer. No whole-block vector is left.
@@ -285,12 +288,12 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c1024_i64)
 // CHECK: %[[ACC:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<256xf32>
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PART:.*]] = %{{.*}}) -> (vector<8x128xf32>) {
-// CHECK: math.exp %{{.*}} : vector<8x128xf32>
-// CHECK: arith.addf %{{.*}}, %[[PART]] : vector<8x128xf32>
-// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<8x128xf32> to vector<128xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PART:.*]] = %{{.*}}) -> (vector<1x128xf32>) {
+// CHECK: math.exp %{{.*}} : vector<1x128xf32>
+// CHECK: arith.addf %{{.*}}, %[[PART]] : vector<1x128xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<1x128xf32> to vector<128xf32>
 // CHECK: vector.transfer_write %{{.*}}, %[[ACC]][%[[C]]] {in_bounds = [true]} : vector<128xf32>, memref<256xf32>
-// CHECK: vector.multi_reduction <maxnumf>, %{{.*}}, %{{.*}} [0, 1] : vector<8x128xf32> to f32
+// CHECK: vector.multi_reduction <maxnumf>, %{{.*}}, %{{.*}} [0, 1] : vector<1x128xf32> to f32
 // CHECK: call @tessera_rt_kernel_arena_release
 // CHECK-NOT: vector<32x256xf32>
 // CHECK-LABEL: func.func private @body_pipelined0_core
@@ -336,7 +339,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: %[[XV:.*]] = memref.subview %[[X]][1, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf32> to memref<64x128xf32, strided<[128, 1], offset: 8192>>
 // CHECK: %[[YV:.*]] = memref.subview %[[Y]][0, 0] [128, 128] [1, 1]
 // CHECK: scf.for
-// CHECK: vector.transfer_write %{{.*}}, %[[ACC]][%{{.*}}, %{{.*}}] {in_bounds = [true, true]} : vector<8x128xf32>, memref<64x128xf32>
+// CHECK: vector.transfer_write %{{.*}}, %[[ACC]][%{{.*}}, %{{.*}}] {in_bounds = [true, true]} : vector<1x128xf32>, memref<64x128xf32>
 // CHECK: %[[XT:.*]] = bufferization.to_tensor %[[XV]] restrict
 // CHECK: %[[YT:.*]] = bufferization.to_tensor %[[YV]] restrict
 // CHECK: %[[AT:.*]] = bufferization.to_tensor %[[ACC]] restrict writable
@@ -346,7 +349,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: bufferization.materialize_in_destination %[[R]] in restrict writable %[[ACC]]
 // CHECK: scf.for
 // CHECK: vector.transfer_read %[[ACC]]
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<1x128xf32>
 // CHECK-NOT: vector<64x128xf32>
 // CHECK-LABEL: func.func private @body_pipelined0_core
 module attributes {kernel.target = #kernel.target<"v5e">} {
@@ -422,7 +425,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: %[[EXP:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<128x128xf32>
 // CHECK: call @tessera_rt_kernel_arena(%{{.*}}, %c32768_i64)
 // CHECK: scf.for
-// CHECK: math.exp %{{.*}} : vector<8x128xf32>
+// CHECK: math.exp %{{.*}} : vector<1x128xf32>
 // CHECK: vector.transfer_write %{{.*}}, %[[EXP]]
 // CHECK: %[[XV:.*]] = memref.subview %[[X]]
 // CHECK: %[[XT:.*]] = bufferization.to_tensor %[[XV]] restrict
@@ -471,7 +474,7 @@ module attributes {kernel.target = #kernel.target<"v5e">} {
 // CHECK: vector.transfer_write %{{.*}}, %[[COPY]]
 // CHECK: scf.for
 // CHECK: vector.transfer_read %[[COPY]]
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x128xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<1x128xf32>
 // CHECK: vector.store %{{.*}}, %[[O]]
 // CHECK-NOT: vector<8x256xf32>
 // CHECK-LABEL: func.func private @body_pipelined0_core

@@ -61,6 +61,16 @@ SmallVector<int64_t> LayoutApplier::getTileShape(Value value) const {
   return layout.getTileShape(type.getShape());
 }
 
+SmallVector<int64_t> LayoutApplier::getStepShape(Value value) const {
+  SmallVector<int64_t> shape = getTileShape(value);
+  if (rowsPerStep <= 0 || shape.size() < 2 || !spans(value))
+    return shape;
+  int64_t &rows = shape[shape.size() - 2];
+  if (rows > rowsPerStep && rows % rowsPerStep == 0)
+    rows = rowsPerStep;
+  return shape;
+}
+
 //===----------------------------------------------------------------------===//
 // Which values are lazy
 //===----------------------------------------------------------------------===//
@@ -488,10 +498,11 @@ namespace {
 struct KernelApplyVectorLayoutPass
     : public kernel::impl::KernelApplyVectorLayoutPassBase<
           KernelApplyVectorLayoutPass> {
+  using Base::Base;
   void runOnOperation() override {
     for (func::FuncOp body : getKernelBodies(getOperation())) {
       if (failed(verifyVectorLayoutSupport(body)) ||
-          failed(LayoutApplier(body).run()))
+          failed(LayoutApplier(body, rowsPerStep).run()))
         return signalPassFailure();
     }
   }

@@ -49,7 +49,11 @@ using TileBody = function_ref<SmallVector<Value>(
 /// Rewrites one kernel body onto the tiles of its values' layouts.
 class LayoutApplier {
 public:
-  explicit LayoutApplier(func::FuncOp body) : body(body) {}
+  /// `rowsPerStep`: the loops over the tiles of values that span several
+  /// tiles step by this many rows (the second-minor dimension) of a tile
+  /// where it divides the tile's rows; 0 steps by whole tiles.
+  LayoutApplier(func::FuncOp body, int64_t rowsPerStep = 0)
+      : body(body), rowsPerStep(rowsPerStep) {}
 
   LogicalResult run();
 
@@ -64,6 +68,9 @@ public:
   bool spans(Value value) const;
   /// The tile of `value`'s layout, one size per dimension.
   SmallVector<int64_t> getTileShape(Value value) const;
+  /// The part of a tile of `value` that one iteration of a loop over its
+  /// tiles computes: the tile, with at most rowsPerStep rows.
+  SmallVector<int64_t> getStepShape(Value value) const;
 
   //===--------------------------------------------------------------------===//
   // Tiles (VectorTileRules.cpp)
@@ -144,6 +151,7 @@ private:
   void allocateBuffers();
 
   func::FuncOp body;
+  int64_t rowsPerStep;
   /// The placements of values that span several tiles.
   DenseMap<Value, Placement> placements;
   /// Layout buffers of registers that were sliced at dynamic offsets.

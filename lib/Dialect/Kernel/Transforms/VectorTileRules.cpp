@@ -225,7 +225,7 @@ SmallVector<Value> LayoutApplier::forEachTile(OpBuilder &b, Location loc,
 void LayoutApplier::storeTiles(OpBuilder &b, Location loc, Value value,
                                Value buffer) {
   auto type = cast<VectorType>(value.getType());
-  SmallVector<int64_t> tile = getTileShape(value);
+  SmallVector<int64_t> tile = getStepShape(value);
   forEachTile(b, loc, type.getShape(), tile, {},
               [&](OpBuilder &nb, Location nl, ArrayRef<OpFoldResult> offsets,
                   ValueRange) {
@@ -444,7 +444,7 @@ void LayoutApplier::rewriteStore(StoreOp op) {
     protectFrom(loc, mask, op.getRef(), op.getIndices());
   OpBuilder b(op);
   auto type = cast<VectorType>(value.getType());
-  SmallVector<int64_t> tile = getTileShape(value);
+  SmallVector<int64_t> tile = getStepShape(value);
   forEachTile(b, loc, type.getShape(), tile, {},
               [&](OpBuilder &nb, Location nl, ArrayRef<OpFoldResult> offsets,
                   ValueRange) {
@@ -480,7 +480,7 @@ void LayoutApplier::rewriteReduction(Operation *op) {
   }
   auto sourceType = cast<VectorType>(source.getType());
   Type element = sourceType.getElementType();
-  SmallVector<int64_t> tile = getTileShape(source);
+  SmallVector<int64_t> tile = getStepShape(source);
   SmallVector<int64_t> keptShape, keptTile, reducedShape, reducedTile;
   for (auto [d, size] : llvm::enumerate(sourceType.getShape())) {
     (reduced[d] ? reducedShape : keptShape).push_back(size);

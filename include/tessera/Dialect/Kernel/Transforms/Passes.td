@@ -166,6 +166,14 @@ def KernelApplyVectorLayoutPass
     }
     ```
   }];
+  let options = [
+    Option<"rowsPerStep", "rows-per-step", "int64_t", /*default=*/"0",
+           "Each iteration of a loop over the tiles of a value computes this "
+           "many rows (the second-minor dimension) of a tile, where that "
+           "divides the tile's rows (0: whole tiles). A CPU's vector "
+           "registers hold far less than a TPU's: an (8, 128) f32 tile is "
+           "64 AVX-512 registers, a (1, 128) row 8">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
