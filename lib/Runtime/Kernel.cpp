@@ -53,9 +53,10 @@ void cpuRelax() {
 #endif
 }
 
-/// Polls `ready` for up to kSpinTime; returns whether it held.
-template <typename Ready> bool spinUntil(Ready ready) {
-  auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+/// Polls `ready` for up to `time`; returns whether it held.
+template <typename Ready>
+bool spinUntil(Ready ready, std::chrono::nanoseconds time = kSpinTime) {
+  auto deadline = std::chrono::steady_clock::now() + time;
   while (true) {
     for (int i = 0; i < 64; ++i) {
       if (ready())
@@ -282,6 +283,8 @@ struct Core {
   std::atomic<bool> stop{false};
   int64_t inFlight = 0;
   std::condition_variable work;
+  /// How long the engine polls for work before it sleeps (see runEngine).
+  std::chrono::nanoseconds engineSpin = kSpinTime;
 };
 
 struct KernelCall {
@@ -399,9 +402,22 @@ void performPiece(KernelCall &call, std::unique_lock<std::mutex> &lock,
   core.work.notify_one();
 }
 
+/// The next polling time of an engine whose last idle period lasted
+/// `idle`: twice that, when work came within the longest polling time
+/// (kSpinTime), else none. A core that waits for one block after another
+/// queues the next within microseconds, and polling saves the engine a
+/// wake-up; a body that computes for longer between its copies (a
+/// compute-bound kernel) would only keep a processor busy with polling.
+std::chrono::nanoseconds nextEngineSpin(std::chrono::nanoseconds idle) {
+  if (idle >= kSpinTime)
+    return std::chrono::nanoseconds(0);
+  return std::min<std::chrono::nanoseconds>(2 * idle, kSpinTime);
+}
+
 /// The engine thread of `core`: performs the pieces of its queued copies
-/// in order. It polls for a while before it sleeps, since a core that waits
-/// for one block after another queues the next within microseconds.
+/// in order. When it has none it polls for a while (core->engineSpin,
+/// adapted to how long it recently waited, see nextEngineSpin), then
+/// sleeps until the core queues a copy.
 void runEngine(KernelCall *call, Core *core) {
   currentDevice = call->device;
   std::unique_lock<std::mutex> lock(call->mutex);
@@ -414,16 +430,21 @@ void runEngine(KernelCall *call, Core *core) {
     if (core->stop)
       return;
     int64_t seen = core->changes.load(std::memory_order_acquire);
-    lock.unlock();
-    spinUntil([&] {
+    auto idleStart = std::chrono::steady_clock::now();
+    auto changed = [&] {
       return core->changes.load(std::memory_order_acquire) != seen ||
              core->stop.load(std::memory_order_acquire);
-    });
-    lock.lock();
-    core->work.wait(lock, [&] {
-      return core->stop ||
-             core->changes.load(std::memory_order_acquire) != seen;
-    });
+    };
+    bool polled = false;
+    if (core->engineSpin.count() > 0) {
+      lock.unlock();
+      polled = spinUntil(changed, core->engineSpin);
+      lock.lock();
+    }
+    if (!polled)
+      core->work.wait(lock, changed);
+    core->engineSpin =
+        nextEngineSpin(std::chrono::steady_clock::now() - idleStart);
   }
 }
 
@@ -496,16 +517,28 @@ EnginePolicy &getEnginePolicy() {
   return *policy;
 }
 
-/// Whether a pipelined call with `numCores` TensorCores per device runs an
-/// engine thread per core (see KernelDmaEngines): with Auto, when the
-/// process has a processor for the engine of every core of every device of
-/// the mesh besides the cores themselves.
-bool useEngineThreads(int64_t numCores) {
+/// A call that performs at least this many FLOPs per byte its block copies
+/// move is compute-bound: its cores perform their own copies under Auto.
+constexpr int64_t kComputeBoundFlopsPerByte = 32;
+
+/// Whether a pipelined call with `numCores` TensorCores per device, `flops`
+/// FLOPs and `copyBytes` bytes of block copies (0: unknown) runs an engine
+/// thread per core (see KernelDmaEngines): with Auto, when the process has
+/// a processor for the engine of every core of every device of the mesh
+/// besides the cores themselves, and the call is not compute-bound. A
+/// compute-bound call's copies take a small part of its time when its
+/// cores perform them, while an engine thread costs more than that: the
+/// body reads every copied block from the other processor's cache, each
+/// copy wakes the engine, and a processor busy with something else delays
+/// the pieces the engine took.
+bool useEngineThreads(int64_t numCores, int64_t flops, int64_t copyBytes) {
   using tessera::rt::KernelDmaEngines;
   KernelDmaEngines policy =
       getEnginePolicy().engines.load(std::memory_order_relaxed);
   if (policy != KernelDmaEngines::Auto)
     return policy == KernelDmaEngines::Threads;
+  if (copyBytes > 0 && flops / copyBytes >= kComputeBoundFlopsPerByte)
+    return false;
   static const int64_t processors = countProcessors();
   int64_t devices = currentDevice.mesh ? currentDevice.mesh->numDevices : 1;
   return 2 * numCores * devices <= processors;
@@ -526,7 +559,9 @@ static bool runKernelCall(const char *name, const char *target,
       error && call.async)
     reportError(*error);
   int64_t numCores = std::max<int64_t>(1, info[TESSERA_RT_KERNEL_INFO_CORES]);
-  call.threads = call.async && useEngineThreads(numCores);
+  call.threads = call.async &&
+                 useEngineThreads(numCores, info[TESSERA_RT_KERNEL_INFO_FLOPS],
+                                  info[TESSERA_RT_KERNEL_INFO_COPY_BYTES]);
   call.capacity[TESSERA_RT_KERNEL_VMEM] =
       info[TESSERA_RT_KERNEL_INFO_VMEM_BYTES];
   call.capacity[TESSERA_RT_KERNEL_SMEM] =

@@ -27,6 +27,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 using namespace tessera::rt;
 using namespace tessera::rt::test;
 
@@ -425,5 +429,46 @@ TEST(KernelTest, PiecesOfDependentCopiesKeepTheirOrder) {
       EXPECT_EQ(records[0].engineThreads, engines == KernelDmaEngines::Threads);
       EXPECT_EQ(records[0].dmasIssued, 5);
     }
+  }
+}
+
+// Under the auto policy a compute-bound call (at least 32 FLOPs per byte of
+// its block copies, as the lowering estimates them) has its cores perform
+// their own copies; a memory-bound one, or one whose copy bytes are
+// unknown (0), gets engine threads where the host has a processor for
+// them. An explicit policy is kept either way.
+TEST(KernelTest, AutoPolicyKeepsComputeBoundCopiesOnTheCores) {
+  std::unique_ptr<Mesh> mesh = makeMesh({"x"}, {1});
+  // The processors the runtime counts (those the process may run on).
+  int64_t processors = std::thread::hardware_concurrency();
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    processors = CPU_COUNT(&set);
+#endif
+  bool spare = processors >= 2;
+  struct Case {
+    KernelDmaEngines engines;
+    int64_t flops, copyBytes;
+    bool threads;
+  };
+  for (Case c : {Case{KernelDmaEngines::Auto, 1 << 20, 1 << 15, false},
+                 Case{KernelDmaEngines::Auto, 1 << 20, 1 << 16, spare},
+                 Case{KernelDmaEngines::Auto, 1 << 20, 0, spare},
+                 Case{KernelDmaEngines::Threads, 1 << 20, 1 << 15, true},
+                 Case{KernelDmaEngines::Inline, 1, 1 << 15, false}}) {
+    EnginePolicyScope scope(c.engines);
+    clearKernelCallRecords();
+    runOk(*mesh, [&](int64_t) {
+      std::vector<int64_t> info = makeInfo(1, 1, 4096, 256);
+      info[TESSERA_RT_KERNEL_INFO_FLOPS] = c.flops;
+      info[TESSERA_RT_KERNEL_INFO_COPY_BYTES] = c.copyBytes;
+      tessera_rt_kernel_call("policy", "v5e", info.data(), 0,
+                             [](int64_t, int32_t) {});
+    });
+    std::vector<KernelCallRecord> records = getKernelCallRecords();
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].engineThreads, c.threads)
+        << "flops " << c.flops << ", copy bytes " << c.copyBytes;
   }
 }

@@ -56,8 +56,10 @@ struct KernelCallRecord {
 /// Who performs the copies of the DMA engines of pipelined calls.
 enum class KernelDmaEngines {
   /// Threads when the process has a processor for the engine of every
-  /// TensorCore of every device of the mesh besides the cores themselves,
-  /// else inline (the default; TESSERA_KERNEL_DMA=auto).
+  /// TensorCore of every device of the mesh besides the cores themselves
+  /// and the call is not compute-bound (fewer than 32 FLOPs per byte of
+  /// its block copies, TESSERA_RT_KERNEL_INFO_COPY_BYTES), else inline (the
+  /// default; TESSERA_KERNEL_DMA=auto).
   Auto,
   /// A thread per TensorCore, which performs the core's copies while the
   /// core runs (TESSERA_KERNEL_DMA=threads).

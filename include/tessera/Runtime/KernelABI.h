@@ -52,6 +52,11 @@ enum {
   /// The target's HBM bandwidth (bytes/s) and peak rate (FLOP/s) per chip.
   TESSERA_RT_KERNEL_INFO_HBM_BYTES_PER_SECOND,
   TESSERA_RT_KERNEL_INFO_PEAK_FLOPS_PER_SECOND,
+  /// The bytes the pipelined call's block copies move, as the lowering
+  /// estimates them (every block copied each time its index changes along
+  /// the grid's order; 0 if unknown): with the FLOPs, how compute-bound
+  /// the call is (the `auto` DMA engine policy).
+  TESSERA_RT_KERNEL_INFO_COPY_BYTES,
   TESSERA_RT_KERNEL_INFO_SIZE
 };
 

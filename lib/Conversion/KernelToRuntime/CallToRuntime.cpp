@@ -144,6 +144,8 @@ private:
   /// The call's FLOPs: its cost estimate, or a count of the body's
   /// arithmetic times the grid steps.
   int64_t getFlops();
+  /// The bytes the block copies move (TESSERA_RT_KERNEL_INFO_COPY_BYTES).
+  int64_t getCopyBytes();
 
   CallOp call;
   func::FuncOp body;
@@ -808,6 +810,38 @@ int64_t CallLowering::getFlops() {
   return countFlops(body.getBody()) * steps;
 }
 
+int64_t CallLowering::getCopyBytes() {
+  // The steps visit the grid in row-major order and a block is copied when
+  // its index changes: an index map whose innermost grid dimension is d
+  // changes at most grid[0] * ... * grid[d] times (once if it reads none);
+  // an index function (scalar prefetch) may change at every step.
+  int64_t steps = 1;
+  for (int64_t size : grid)
+    steps *= size;
+  int64_t total = 0;
+  for (const Blocked &operand : operands) {
+    if (operand.raw)
+      continue;
+    int64_t bytes = llvm::divideCeil(operand.type.getElementTypeBitWidth(), 8);
+    for (int64_t size : operand.blockShape)
+      bytes *= size;
+    int64_t copies = steps;
+    if (!operand.block.getIndexFn()) {
+      copies = 1;
+      if (AffineMap map = operand.block.getIndexMap()) {
+        int64_t innermost = -1;
+        for (unsigned d = 0; d < map.getNumDims(); ++d)
+          if (map.isFunctionOfDim(d))
+            innermost = d;
+        for (int64_t d = 0; d <= innermost; ++d)
+          copies *= grid[d];
+      }
+    }
+    total += bytes * copies;
+  }
+  return total;
+}
+
 void CallLowering::run(ConversionPatternRewriter &rewriter) {
   const TpuInfo &info = target.getInfo();
   OpBuilder &b = rewriter;
@@ -878,6 +912,7 @@ void CallLowering::run(ConversionPatternRewriter &rewriter) {
       static_cast<int64_t>(info.hbmBytesPerSecond);
   callInfo[TESSERA_RT_KERNEL_INFO_PEAK_FLOPS_PER_SECOND] =
       static_cast<int64_t>(info.peakBf16FlopsPerSecond);
+  callInfo[TESSERA_RT_KERNEL_INFO_COPY_BYTES] = getCopyBytes();
   runtime.callKernel(b, loc, call.getCallee(), info.generation, callInfo, args,
                      coreFn);
 

@@ -20,7 +20,7 @@
 // INTERPRET-LABEL: func.func private @body_interpret0_core
 // CHECK: scf.for
 // CHECK-LABEL: func.func @main
-// CHECK: %[[INFO:.*]] = memref.alloca() : memref<8xi64>
+// CHECK: %[[INFO:.*]] = memref.alloca() : memref<9xi64>
 // CHECK: %[[ARGS:.*]] = memref.alloca() : memref<2xi64>
 // CHECK: memref.store %{{.*}}, %[[ARGS]]
 // CHECK: memref.store %{{.*}}, %[[ARGS]]

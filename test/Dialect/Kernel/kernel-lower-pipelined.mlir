@@ -57,9 +57,11 @@
 // CHECK: call @tessera_rt_kernel_dma_drain()
 // The caller: the output array, its address and the input's in the
 // argument block, the call info (mode 1 = pipelined, 1 core, the v5e's
-// 16 MiB scoped VMEM and 1 MiB SMEM, 8192 FLOPs... ).
+// 16 MiB scoped VMEM and 1 MiB SMEM, 8192 FLOPs... ) and last the bytes of
+// its block copies: the input's (8, 128) f32 blocks (4 KiB) change at each
+// of the 2 x 4 steps, the output's (i, 0) only with i, twice: 40960 bytes.
 // CHECK-LABEL: func.func @sum
-// CHECK: %[[INFO:.*]] = memref.alloca() : memref<8xi64>
+// CHECK: %[[INFO:.*]] = memref.alloca() : memref<9xi64>
 // CHECK: %[[ARGBLOCK:.*]] = memref.alloca() : memref<2xi64>
 // CHECK: %[[XT:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<16x512xf32> to memref<16x512xf32>
 // CHECK: %[[RES:.*]] = memref.alloc() : memref<16x128xf32>
@@ -75,6 +77,9 @@
 // CHECK-NEXT: memref.store %[[CORES]], %[[INFO]][%[[C1]]]
 // CHECK-NEXT: %[[VMEM:.*]] = arith.constant 16777216 : i64
 // CHECK: %[[SMEMB:.*]] = arith.constant 1048576 : i64
+// CHECK: %[[COPIES:.*]] = arith.constant 40960 : i64
+// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NEXT: memref.store %[[COPIES]], %[[INFO]][%[[C8]]]
 // CHECK: %[[FN:.*]] = constant @sum_body_pipelined0_core : (i64, i32) -> ()
 // CHECK: call @tessera_rt_kernel_call(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FN]]) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, (i64, i32) -> ()) -> ()
 // CHECK: %[[RESULT:.*]] = bufferization.to_tensor %[[RES]] restrict writable : memref<16x128xf32> to tensor<16x128xf32>
