@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -181,7 +182,85 @@ bool mlir::tessera::kernel::layout::writesBetween(LoadOp from, Operation *to) {
   return false;
 }
 
+/// True if the vector `type`'s last dimension has more than one element.
+static bool hasLanes(Type type) {
+  auto vector = dyn_cast<VectorType>(type);
+  return vector && vector.getRank() >= 2 && vector.getShape().back() > 1 &&
+         !vector.isScalable();
+}
+
+void LayoutApplier::analyzeReplication() {
+  // The scratch buffers assumed to hold lane-replicated rows; dropped (and
+  // the values recomputed) until every write of the rest keeps them so.
+  llvm::SmallDenseSet<Value> buffers;
+  for (Value buffer : scratch)
+    if (auto type = dyn_cast<MemRefType>(buffer.getType());
+        type && type.getRank() >= 2)
+      buffers.insert(buffer);
+  SmallVector<Operation *> ops;
+  body.walk([&](Operation *op) { ops.push_back(op); });
+  while (true) {
+    laneReplicated.clear();
+    // Definitions come before their uses in the walk's order.
+    for (Operation *op : ops) {
+      if (op->getNumResults() != 1 || !hasLanes(op->getResult(0).getType()))
+        continue;
+      Value result = op->getResult(0);
+      bool replicated = false;
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        replicated = isa<SplatElementsAttr>(constant.getValue());
+      } else if (auto broadcast = dyn_cast<vector::BroadcastOp>(op)) {
+        auto source = dyn_cast<VectorType>(broadcast.getSourceType());
+        replicated = !source || source.getShape().back() == 1 ||
+                     (source.getRank() >= 2 &&
+                      laneReplicated.contains(broadcast.getSource()));
+      } else if (auto load = dyn_cast<LoadOp>(op)) {
+        replicated = !load.getMask() && buffers.contains(load.getRef());
+      } else if (OpTrait::hasElementwiseMappableTraits(op) &&
+                 op->getNumRegions() == 0) {
+        replicated = llvm::all_of(op->getOperands(), [&](Value operand) {
+          return !isa<VectorType>(operand.getType()) ||
+                 laneReplicated.contains(operand);
+        });
+      }
+      if (replicated)
+        laneReplicated.insert(result);
+    }
+    // A buffer keeps its rows replicated if it is only loaded from and
+    // stored into, each store of a replicated value over whole rows.
+    SmallVector<Value> broken;
+    for (Value buffer : buffers) {
+      auto type = cast<MemRefType>(buffer.getType());
+      for (OpOperand &use : buffer.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<LoadOp>(user))
+          continue;
+        auto store = dyn_cast<StoreOp>(user);
+        bool keeps = false;
+        if (store && use.get() == store.getRef() && !store.getMask()) {
+          auto valueType = cast<VectorType>(store.getValue().getType());
+          std::optional<int64_t> lane =
+              getConstantIntValue(store.getIndices().back());
+          keeps = valueType.getRank() >= 1 && lane && *lane == 0 &&
+                  valueType.getShape().back() == type.getShape().back() &&
+                  (valueType.getShape().back() == 1 ||
+                   laneReplicated.contains(store.getValue()));
+        }
+        if (!keeps) {
+          broken.push_back(buffer);
+          break;
+        }
+      }
+    }
+    if (broken.empty())
+      return;
+    for (Value buffer : broken)
+      buffers.erase(buffer);
+  }
+}
+
 void LayoutApplier::analyze() {
+  analyzeReplication();
   body.walk([&](Operation *op) {
     if (!isTileOp(op) || !spans(op->getResult(0)))
       return;
@@ -501,8 +580,20 @@ struct KernelApplyVectorLayoutPass
   using Base::Base;
   void runOnOperation() override {
     for (func::FuncOp body : getKernelBodies(getOperation())) {
-      if (failed(verifyVectorLayoutSupport(body)) ||
-          failed(LayoutApplier(body, rowsPerStep).run()))
+      if (failed(verifyVectorLayoutSupport(body)))
+        return signalPassFailure();
+      LayoutApplier applier(body, rowsPerStep);
+      // The trailing arguments of the body are the calls' scratch buffers.
+      std::optional<size_t> numScratch;
+      getOperation().walk([&](CallOp call) {
+        if (call.getCallee() != body.getSymName())
+          return;
+        size_t n = call.getScratchTypes().size();
+        numScratch = numScratch ? std::min(*numScratch, n) : n;
+      });
+      if (numScratch && *numScratch <= body.getNumArguments())
+        applier.setScratch(body.getArguments().take_back(*numScratch));
+      if (failed(applier.run()))
         return signalPassFailure();
     }
   }

@@ -57,6 +57,12 @@ public:
 
   LogicalResult run();
 
+  /// The body's scratch buffers (its trailing arguments; uninitialized
+  /// VMEM that only the body writes), for the lane-replication analysis.
+  void setScratch(ValueRange buffers) {
+    scratch.assign(buffers.begin(), buffers.end());
+  }
+
   //===--------------------------------------------------------------------===//
   // Layouts
   //===--------------------------------------------------------------------===//
@@ -133,9 +139,21 @@ public:
   void setResult(OpBuilder &b, Location loc, Value result, Value buffer,
                  Value value = nullptr);
 
+  /// True if `value` (a vector of rank 2 or more) is lane-replicated: its
+  /// elements are equal along the last dimension (see analyzeReplication).
+  bool isLaneReplicated(Value value) const {
+    return laneReplicated.contains(value);
+  }
+
 private:
   /// Decides which values are lazy (before anything is rewritten).
   void analyze();
+  /// Finds the lane-replicated values: splat constants, broadcasts along
+  /// the last dimension (from (..., 1) or a scalar), elementwise ops of such
+  /// values, and loads of scratch buffers whose every write stores such a
+  /// value over whole rows (a greatest fixpoint: a scratch buffer starts
+  /// undefined, and each step only stores replicated rows into it).
+  void analyzeReplication();
   /// The ops where the tiles of the lazy op `op` are computed.
   ArrayRef<Operation *> getEvaluationPoints(Operation *op);
   LogicalResult rewriteBlock(Block &block);
@@ -168,6 +186,9 @@ private:
   SmallVector<Operation *> regionOps;
   /// The placeholders of the layout buffers (memref.alloca at the entry).
   SmallVector<Operation *> bufferAllocas;
+  /// The body's scratch buffers and the lane-replicated values.
+  SmallVector<Value> scratch;
+  DenseSet<Value> laneReplicated;
 };
 
 /// The buffer `value` is a view of (through subviews and reshapes).

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -368,7 +369,21 @@ Value LayoutApplier::getTile(OpBuilder &b, Location loc, Value value,
           b, loc, bound, getValueOrCreateConstantIndexOp(b, loc, offset));
     return vector::CreateMaskOp::create(b, loc, tileType, bounds);
   }
-  // An elementwise op: the same op on the tiles of its operands.
+  // An elementwise op: the same op on the tiles of its operands. A costly
+  // one (a transcendental function, a division) of a lane-replicated value
+  // is computed on one column of the tile and broadcast along the lanes:
+  // every element of a row is the same (flash attention's correction
+  // exp(m_prev - m_next) of the running maximum, kept in (rows, 128)
+  // scratch).
+  if (shape.size() >= 2 && shape.back() > 1 &&
+      (isa<math::MathDialect>(op->getDialect()) ||
+       isa<arith::DivFOp, arith::RemFOp>(op)) &&
+      isLaneReplicated(value)) {
+    SmallVector<int64_t> column(shape);
+    column.back() = 1;
+    Value part = getTile(b, loc, value, offsets, column);
+    return vector::BroadcastOp::create(b, loc, tileType, part);
+  }
   OperationState state(loc, op->getName());
   for (Value operand : op->getOperands())
     state.addOperands(isa<VectorType>(operand.getType())
