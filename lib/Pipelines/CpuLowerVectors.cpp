@@ -26,6 +26,10 @@
 //   transfers plus `vector.broadcast` / `vector.transpose`; masked transfers
 //   take their mask as an operand.
 // * Leading unit dimensions are dropped.
+// * 2-D transposes of 32-bit elements whose dimensions are multiples of 16
+//   (the packing of a transposed contraction operand, `q k^T`) become
+//   16 x 16 blocks transposed with shuffles of whole rows (the LLVM
+//   conversion would move one element at a time).
 // * exp, log, tanh, erf and their variants on f32 vectors become polynomial
 //   approximations.
 // * `math.absi` on vectors becomes max(x, 0 - x) (MathToLLVM only lowers
@@ -109,6 +113,44 @@ struct SplitWideReduction : OpRewritePattern<vector::ReductionOp> {
   }
 };
 
+/// A 2-D transpose of 32-bit elements whose dimensions are multiples of 16
+/// (the transposed packing of a contraction's operand): 16 x 16 blocks, each
+/// transposed on its own (ShuffleTransposeBlocks lowers those with
+/// shuffles of whole rows; the default lowering moves one element at a
+/// time).
+struct SplitTransposeInto16x16 : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    if (type.getRank() != 2 || type.isScalable() ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementType().getIntOrFloatBitWidth() != 32 ||
+        !llvm::equal(op.getPermutation(), ArrayRef<int64_t>{1, 0}))
+      return failure();
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    if (rows % 16 != 0 || cols % 16 != 0 || (rows == 16 && cols == 16))
+      return failure();
+    Location loc = op.getLoc();
+    VectorType resultType = op.getResultVectorType();
+    Value result = arith::ConstantOp::create(rewriter, loc, resultType,
+                                             rewriter.getZeroAttr(resultType));
+    for (int64_t r = 0; r < rows; r += 16)
+      for (int64_t c = 0; c < cols; c += 16) {
+        Value block = vector::ExtractStridedSliceOp::create(
+            rewriter, loc, op.getVector(), ArrayRef<int64_t>{r, c},
+            ArrayRef<int64_t>{16, 16}, ArrayRef<int64_t>{1, 1});
+        Value transposed = vector::TransposeOp::create(rewriter, loc, block,
+                                                       ArrayRef<int64_t>{1, 0});
+        result = vector::InsertStridedSliceOp::create(
+            rewriter, loc, transposed, result, ArrayRef<int64_t>{c, r},
+            ArrayRef<int64_t>{1, 1});
+      }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// True if `op` reduces exactly the innermost dimensions of its source and
 /// keeps at least one: its rows are contiguous vectors, each reduced on its
 /// own (lowering it the other way would transpose the source element by
@@ -155,6 +197,27 @@ struct TesseraCpuLowerVectorsPass
           vector::VectorDialect::getDialectNamespace())
         op.getCanonicalizationPatterns(patterns, context);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+
+    // 2-D transposes of 32-bit elements in 16 x 16 blocks of shuffles.
+    RewritePatternSet transposePatterns(context);
+    transposePatterns.add<SplitTransposeInto16x16>(context);
+    vector::populateVectorTransposeLoweringPatterns(
+        transposePatterns, vector::VectorTransposeLowering::Shuffle16x16);
+    SmallVector<Operation *> transposes;
+    getOperation().walk([&](vector::TransposeOp op) {
+      VectorType type = op.getSourceVectorType();
+      if (type.getRank() == 2 && !type.isScalable() &&
+          type.getDimSize(0) % 16 == 0 && type.getDimSize(1) % 16 == 0 &&
+          type.getElementType().isIntOrFloat() &&
+          type.getElementType().getIntOrFloatBitWidth() == 32)
+        transposes.push_back(op);
+    });
+    if (!transposes.empty()) {
+      GreedyRewriteConfig transposeConfig;
+      transposeConfig.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+      (void)applyOpPatternsGreedily(transposes, std::move(transposePatterns),
+                                    transposeConfig);
+    }
 
     // Transcendental functions on vectors: polynomials (LLVM would call the
     // scalar libm function once per element). Scalars keep libm.
