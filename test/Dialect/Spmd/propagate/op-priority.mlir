@@ -101,3 +101,24 @@ func.func @many_factors(%a: tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, %b: t
   %h = arith.addf %g, %c : tensor<2xf32>
   return %r, %h : tensor<2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2xf32>, tensor<2xf32>
 }
+
+// -----
+spmd.mesh @mesh = <["a"=2, "b"=4]>
+
+// Tests that a transpose which only moves a dimension of size 1 (4x1 to
+// 1x4 here, its other factor keeping its place) still counts as a
+// pass-through op: it moves "a" in the first stage, so the add takes "a"
+// from it before the contraction's "b" arrives in a later stage, and the
+// contraction's result follows the add.
+// CHECK-LABEL: func.func @size_one_transpose_is_pass_through(
+// CHECK-SAME: -> (tensor<1x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{?}, {"a", ?}]>})
+// CHECK: linalg.matmul {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{?}, {"a", ?}]>]>}
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0]  {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{?}, {"a", ?}]>]>}
+// CHECK: arith.subf {{.*}} {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{?}, {"a", ?}]>]>}
+func.func @size_one_transpose_is_pass_through(%col: tensor<4x1xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"a"}, {}]>}, %lhs: tensor<1x6xf32>, %rhs: tensor<6x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {"b"}]>}, %acc: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %prod = linalg.matmul ins(%lhs, %rhs : tensor<1x6xf32>, tensor<6x4xf32>) outs(%acc : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %empty = tensor.empty() : tensor<1x4xf32>
+  %row = linalg.transpose ins(%col : tensor<4x1xf32>) outs(%empty : tensor<1x4xf32>) permutation = [1, 0]
+  %diff = arith.subf %row, %prod : tensor<1x4xf32>
+  return %diff : tensor<1x4xf32>
+}

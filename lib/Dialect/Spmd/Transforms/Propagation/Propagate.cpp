@@ -116,6 +116,24 @@ static SmallVector<int64_t> getFactorList(OpShardingRuleAttr rule, int64_t t) {
   return factors;
 }
 
+/// The factors of tensor `t` of `rule` that tensor `other` also has, in
+/// `t`'s dimension order, size-1 factors included: a transpose that moves
+/// a dimension of size 1 (`1x8 -> 8x1`) reorders these even though its
+/// factors of other sizes keep their order.
+static SmallVector<int64_t> getSharedFactorOrder(OpShardingRuleAttr rule,
+                                                 int64_t t, int64_t other) {
+  llvm::SmallDenseSet<int64_t, 8> otherFactors;
+  for (DimMappingAttr dim : rule.getTensorMapping(other).getDimMappings())
+    otherFactors.insert(dim.getFactorIndices().begin(),
+                        dim.getFactorIndices().end());
+  SmallVector<int64_t> factors;
+  for (DimMappingAttr dim : rule.getTensorMapping(t).getDimMappings())
+    for (int64_t f : dim.getFactorIndices())
+      if (otherFactors.contains(f))
+        factors.push_back(f);
+  return factors;
+}
+
 /// Whether conservative propagation stops at `factor` of `rule`, as Shardy's
 /// conservative rules do: a permutation factor (a sliced or padded
 /// dimension), and a need-replication factor that an operand and a result
@@ -149,8 +167,9 @@ static bool hasCompoundDims(OpShardingRuleAttr rule, int64_t t) {
 /// - elementwise: every tensor (data inputs and results) has the same rank
 ///   and each dimension one factor, the same in every tensor;
 /// - reshape or transpose: one tensor input and one result with the same
-///   factors (sizes 1 aside), differently arranged (another order, a
-///   dimension of several factors, another rank);
+///   factors (sizes 1 aside), differently arranged (another order, also
+///   of the size-1 factors both have, as in a transpose of `1x8`; a
+///   dimension of several factors; another rank);
 /// - broadcast: one tensor input whose factors the result has, with more.
 /// Reduction, need-replication and permutation factors make none of them.
 static void classifyByRule(Operation *op, OpShardingRuleAttr rule,
@@ -197,6 +216,8 @@ static void classifyByRule(Operation *op, OpShardingRuleAttr rule,
     return;
   }
   kind.isReshapeOrTranspose = inFactors != outFactors ||
+                              getSharedFactorOrder(rule, in, out) !=
+                                  getSharedFactorOrder(rule, out, in) ||
                               hasCompoundDims(rule, in) ||
                               hasCompoundDims(rule, out) ||
                               rule.getTensorMapping(in).getRank() !=
