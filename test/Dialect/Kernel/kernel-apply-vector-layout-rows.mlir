@@ -1,5 +1,7 @@
 // RUN: tessera-opt %s --split-input-file --kernel-infer-vector-layout --kernel-apply-vector-layout=rows-per-step=1 | FileCheck %s
 // RUN: tessera-opt %s --split-input-file --kernel-infer-vector-layout --kernel-apply-vector-layout=rows-per-step=3 | FileCheck %s --check-prefix=WHOLE
+// RUN: not tessera-opt %s --split-input-file --kernel-apply-vector-layout=rows-per-step=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: kernel-apply-vector-layout: rows-per-step must be at least 0 (0: whole tiles), got -1
 
 // Tests that with rows-per-step=1 the loops over the tiles of a value
 // compute one row of a tile per iteration: a chain of elementwise ops that

@@ -579,6 +579,12 @@ struct KernelApplyVectorLayoutPass
           KernelApplyVectorLayoutPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (rowsPerStep < 0) {
+      getOperation().emitError("kernel-apply-vector-layout: rows-per-step "
+                               "must be at least 0 (0: whole tiles), got ")
+          << static_cast<int64_t>(rowsPerStep);
+      return signalPassFailure();
+    }
     for (func::FuncOp body : getKernelBodies(getOperation())) {
       if (failed(verifyVectorLayoutSupport(body)))
         return signalPassFailure();
