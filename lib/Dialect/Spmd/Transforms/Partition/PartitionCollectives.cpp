@@ -375,6 +375,37 @@ static Value extendBlock(PartitionState &state, OpBuilder &b, Location loc,
   return extended;
 }
 
+/// The axes of dimension `d` of `sharding` (on `from`) other than those of
+/// size 1 (a single-device reference keeps their names), as axes of `to`:
+/// an input of a windowed op or a pad may be on another mesh of the same
+/// devices (a reshard between the two moved no data, so the partitioner
+/// gave the op the input's value), whose axes cover the same digits of a
+/// device's position as those of `to`. Failure when the meshes order their
+/// devices differently or the axes do not fall on `to`'s.
+static FailureOr<SmallVector<AxisRefAttr>>
+getBlockAxesOn(TensorShardingAttr sharding, int64_t d, MeshAttr from,
+               MeshAttr to) {
+  SmallVector<AxisRefAttr> axes;
+  if (!sharding || d >= sharding.getRank())
+    return axes;
+  for (AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
+    if (axis.getSize(from) != 1)
+      axes.push_back(axis);
+  if (from == to || axes.empty())
+    return axes;
+  if (from.getDeviceIdsOrIota() != to.getDeviceIdsOrIota())
+    return failure();
+  FailureOr<SmallVector<AxisRefAttr>> translated =
+      translateAxisRefsToMesh(axes, from, to);
+  if (failed(translated))
+    return failure();
+  SmallVector<AxisRefAttr> nontrivial;
+  for (AxisRefAttr axis : *translated)
+    if (axis.getSize(to) != 1)
+      nontrivial.push_back(axis);
+  return nontrivial;
+}
+
 LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
                             RewriterBase &rewriter) {
   // (Named ops other than convolutions and poolings read no windows; most
@@ -400,41 +431,35 @@ LogicalResult exchangeHalos(linalg::LinalgOp op, PartitionState &state,
         outMap.getResultPosition(getAffineDimExpr(w.outLoop, ctx));
     if (!outDim)
       continue;
-    // The axes of the input's and output's dimensions, without those of
-    // size 1 (a single-device reference keeps their names).
-    auto axesOf = [&](TensorShardingAttr sharding, int64_t d)
-        -> FailureOr<std::pair<SmallVector<AxisRefAttr>, MeshAttr>> {
-      std::pair<SmallVector<AxisRefAttr>, MeshAttr> found;
-      if (!sharding || d >= sharding.getRank())
-        return found;
+    // The axes of the input's and output's dimensions, on the output's
+    // mesh (an input an earlier exchange extended has no sharding).
+    Value input = op->getOperand(w.operand);
+    TensorShardingAttr inSharding = state.getSharding(input);
+    MeshAttr mesh, inMesh;
+    for (auto [sharding, on] :
+         {std::pair(outSharding, &mesh), std::pair(inSharding, &inMesh)}) {
+      if (!sharding)
+        continue;
       auto resolved = state.resolveMesh(sharding, op);
       if (failed(resolved))
         return failure();
-      found.second = resolved->second;
-      for (AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
-        if (axis.getSize(found.second) != 1)
-          found.first.push_back(axis);
-      return found;
-    };
-    Value input = op->getOperand(w.operand);
-    TensorShardingAttr inSharding = state.getSharding(input);
-    auto outAxes = axesOf(outSharding, *outDim);
-    auto inAxes = axesOf(inSharding, w.dim);
-    if (failed(outAxes) || failed(inAxes))
-      return failure();
-    SmallVector<AxisRefAttr> axes = outAxes->first;
-    if (inSharding &&
-        (inAxes->first != axes || (!axes.empty() && inAxes->second &&
-                                   inAxes->second != outAxes->second)))
+      *on = resolved->second;
+    }
+    FailureOr<SmallVector<AxisRefAttr>> outAxes =
+        getBlockAxesOn(outSharding, *outDim, mesh, mesh);
+    FailureOr<SmallVector<AxisRefAttr>> inAxes =
+        getBlockAxesOn(inSharding, w.dim, inMesh, mesh ? mesh : inMesh);
+    if (failed(outAxes) ||
+        (inSharding && (failed(inAxes) || *inAxes != *outAxes)))
       return op->emitOpError("reads dimension ")
              << w.dim << " of operand " << w.operand
              << " through a window and shards it otherwise than output "
                 "dimension "
              << *outDim << " (run spmd-insert-reshards first)";
+    SmallVector<AxisRefAttr> axes = std::move(*outAxes);
     if (axes.empty())
       continue;
     FlatSymbolRefAttr meshRef = outSharding.getMeshSymName();
-    MeshAttr mesh = outAxes->second;
     int64_t parts = productOf(axes, mesh);
     int64_t outSize = outType.getDimSize(*outDim);
     int64_t block = cast<RankedTensorType>(input.getType()).getDimSize(w.dim);
@@ -482,14 +507,6 @@ FailureOr<bool> exchangePadHalos(tensor::PadOp pad, PartitionState &state,
       return failure();
     inMesh = inResolved->second;
   }
-  auto nontrivial = [](TensorShardingAttr sharding, int64_t d, MeshAttr on) {
-    SmallVector<AxisRefAttr> axes;
-    if (sharding && d < sharding.getRank())
-      for (AxisRefAttr axis : sharding.getDimSharding(d).getAxes())
-        if (axis.getSize(on) != 1)
-          axes.push_back(axis);
-    return axes;
-  };
   auto globalType = cast<RankedTensorType>(result.getType());
   SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
   Location loc = pad.getLoc();
@@ -498,9 +515,10 @@ FailureOr<bool> exchangePadHalos(tensor::PadOp pad, PartitionState &state,
   for (int64_t d = 0; d < globalType.getRank(); ++d) {
     if (low[d] == 0 && high[d] == 0)
       continue;
-    SmallVector<AxisRefAttr> axes = nontrivial(outSharding, d, mesh);
-    if (inSharding && (nontrivial(inSharding, d, inMesh) != axes ||
-                       (!axes.empty() && inMesh != mesh)))
+    SmallVector<AxisRefAttr> axes = *getBlockAxesOn(outSharding, d, mesh, mesh);
+    FailureOr<SmallVector<AxisRefAttr>> inAxes =
+        getBlockAxesOn(inSharding, d, inMesh, mesh);
+    if (inSharding && (failed(inAxes) || *inAxes != axes))
       return pad->emitOpError("pads dimension ")
              << d
              << " and shards it otherwise than its result (run "
