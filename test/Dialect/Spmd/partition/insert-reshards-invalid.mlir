@@ -1,12 +1,16 @@
 // RUN: tessera-opt %s --spmd-insert-reshards --split-input-file --verify-diagnostics
 
+// A program runs on one set of devices: all non-maximal meshes have as
+// many devices (as Shardy requires; a maximal mesh names one of them).
+// expected-note @+1 {{mesh declared here}}
 spmd.mesh @a = <["x"=2]>
+// expected-error @+1 {{'spmd.mesh' op has 4 devices but mesh @a has 2; all non-maximal meshes of a module must have the same number of devices}}
 spmd.mesh @b = <["x"=4]>
+spmd.mesh @one = <[], device_ids=[1]>
 
 func.func @two_meshes(
     %x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@a, [{"x"}]>},
     %y: tensor<8xf32> {spmd.sharding = #spmd.sharding<@b, [{"x"}]>}) -> tensor<8xf32> {
-  // expected-error @+1 {{'arith.addf' op has operands or results on meshes of 2 and 4 devices, which spmd-insert-reshards does not support}}
   %0 = arith.addf %x, %y : tensor<8xf32>
   return %0 : tensor<8xf32>
 }

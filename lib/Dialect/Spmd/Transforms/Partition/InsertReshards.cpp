@@ -22,6 +22,7 @@
 #include "tessera/Dialect/Spmd/IR/SpmdOps.h"
 #include "tessera/Dialect/Spmd/IR/SpmdShardingRule.h"
 #include "tessera/Dialect/Spmd/IR/SpmdUtils.h"
+#include "tessera/Dialect/Spmd/IR/SpmdVerifiers.h"
 #include "tessera/Dialect/Spmd/Transforms/CheckVma.h"
 #include "tessera/Dialect/Spmd/Transforms/FactorPropagation.h"
 #include "tessera/Dialect/Spmd/Transforms/Passes.h"
@@ -69,7 +70,9 @@ TensorShardingAttr replicated(MLIRContext *ctx, Attribute meshRef,
 /// True if `sharding` (null: replicated) already has the layout of
 /// `target`: the same mesh, dimension axes and unreduced axes and kind.
 /// Fully replicated shardings on meshes of the same number of devices
-/// agree (every device holds everything), as in Shardy.
+/// agree (every device holds everything), as in Shardy; so do those on a
+/// maximal (single-device) mesh, whose values every device holds whole
+/// (see getCommonMesh).
 bool hasLayout(TensorShardingAttr sharding, TensorShardingAttr target,
                Operation *scope, MeshResolver *meshes = nullptr) {
   if (!sharding)
@@ -80,7 +83,9 @@ bool hasLayout(TensorShardingAttr sharding, TensorShardingAttr target,
       return meshes ? meshes->get(s, scope) : s.getMesh(scope);
     };
     MeshAttr from = resolve(sharding), to = resolve(target);
-    if (from && to && from.getTotalSize() == to.getTotalSize())
+    if (from && to &&
+        (from.getTotalSize() == to.getTotalSize() || from.isMaximal() ||
+         to.isMaximal()))
       return true;
   }
   return isEquivalentLayout(sharding, target, scope, meshes);
@@ -167,6 +172,11 @@ private:
                          ArrayRef<TensorShardingAttr> resultShardings);
 
   LogicalResult processRuleOp(Operation *op, OpShardingRuleAttr rule);
+  /// A closed, replicated sharding of rank `rank` on the mesh of `like`;
+  /// `like` itself when that mesh is maximal (or empty), whose shardings
+  /// have rank 0.
+  TensorShardingAttr replicatedLike(TensorShardingAttr like, int64_t rank,
+                                    Operation *scope);
   LogicalResult processOpWithoutRule(Operation *op);
   LogicalResult processControlFlow(Operation *op);
 
@@ -236,7 +246,13 @@ ReshardInserter::getCommonMesh(Operation *op,
   // The results' mesh (one per op), else the first operand's. Operands on
   // a mesh with the same axes in another device order, or with other axes
   // over as many devices, are resharded to it (spmd-reshard-to-collectives
-  // moves them); meshes of different device counts cannot meet.
+  // moves them); meshes of different device counts cannot meet (the pass
+  // checks that there are none). A maximal (single-device) sharding names
+  // no mesh of the op: Tessera runs a single-device value's ops on every
+  // device over the whole value (no device idles, and nothing is
+  // broadcast from the one device afterwards), so such a value has the
+  // replicated layout on any mesh, and an op computed on a mesh and given
+  // a single-device result is gathered for it.
   Attribute meshRef;
   MeshAttr mesh;
   sawOtherAxes = false;
@@ -248,13 +264,10 @@ ReshardInserter::getCommonMesh(Operation *op,
     MeshAttr current = meshes.get(sharding, op);
     if (!current)
       return op->emitOpError("has a sharding whose mesh cannot be resolved");
-    if (mesh && current != mesh && current.getAxes() != mesh.getAxes()) {
-      if (current.getTotalSize() != mesh.getTotalSize())
-        return op->emitOpError("has operands or results on meshes of ")
-               << mesh.getTotalSize() << " and " << current.getTotalSize()
-               << " devices, which spmd-insert-reshards does not support";
+    if (current.isMaximal() || current.empty())
+      continue;
+    if (mesh && current != mesh && current.getAxes() != mesh.getAxes())
       sawOtherAxes = true;
-    }
     if (mesh)
       continue;
     mesh = current;
@@ -362,9 +375,9 @@ void ReshardInserter::setOwnSharding(OpResult result,
       }
       TensorShardingAttr existing = getSharding(r);
       auto type = dyn_cast<RankedTensorType>(r.getType());
-      shardings.push_back(existing ? existing
-                                   : replicated(ctx, actual.getMeshOrRef(),
-                                                type ? type.getRank() : 0));
+      shardings.push_back(
+          existing ? existing
+                   : replicatedLike(actual, type ? type.getRank() : 0, op));
     }
     return TensorShardingPerValueAttr::get(ctx, shardings);
   };
@@ -696,6 +709,15 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
   return success();
 }
 
+TensorShardingAttr ReshardInserter::replicatedLike(TensorShardingAttr like,
+                                                   int64_t rank,
+                                                   Operation *scope) {
+  MeshAttr mesh = meshes.get(like, scope);
+  if (mesh && (mesh.isMaximal() || mesh.empty()))
+    return like;
+  return replicated(ctx, like.getMeshOrRef(), rank);
+}
+
 LogicalResult ReshardInserter::processOpWithoutRule(Operation *op) {
   auto common = getCommonMesh(op);
   if (failed(common))
@@ -739,8 +761,8 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
     else if (TensorShardingAttr current = getSharding(operand.get()))
       reshardOperand(
           operand,
-          replicated(ctx, current.getMeshOrRef(),
-                     cast<RankedTensorType>(result.getType()).getRank()));
+          replicatedLike(
+              current, cast<RankedTensorType>(result.getType()).getRank(), op));
   };
   SmallVector<DataFlowEdge> edges = getDataFlowEdges(op);
   if (!edges.empty()) {
@@ -761,8 +783,7 @@ LogicalResult ReshardInserter::processControlFlow(Operation *op) {
           }))
         continue;
       if (TensorShardingAttr current = getSharding(operand->get()))
-        reshardOperand(*operand,
-                       replicated(ctx, current.getMeshOrRef(), type.getRank()));
+        reshardOperand(*operand, replicatedLike(current, type.getRank(), op));
     }
     return success();
   }
@@ -927,7 +948,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
           getFuncResultSharding(func, operand.getOperandNumber());
       TensorShardingAttr current = getSharding(operand.get());
       if (!target && current)
-        target = replicated(ctx, current.getMeshOrRef(), type.getRank());
+        target = replicatedLike(current, type.getRank(), op);
       if (target)
         reshardOperand(operand, target);
     }
@@ -949,7 +970,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
             callee.getArgAttr(index, SpmdDialect::kShardingAttrName));
         TensorShardingAttr current = getSharding(operand.get());
         if (!target && current)
-          target = replicated(ctx, current.getMeshOrRef(), type.getRank());
+          target = replicatedLike(current, type.getRank(), op);
         if (target)
           reshardOperand(operand, target);
       }
@@ -963,7 +984,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
         if (!actual && !expected)
           continue;
         if (!actual)
-          actual = replicated(ctx, expected.getMeshOrRef(), type.getRank());
+          actual = replicatedLike(expected, type.getRank(), op);
         setResultSharding(result, actual, expected);
       }
       return success();
@@ -995,6 +1016,10 @@ struct SpmdInsertReshardsPass
   void runOnOperation() override {
     // Select reductions over sharded dimensions combine partial results
     // (SplitReductions.cpp) instead of gathering their inputs.
+    // One set of devices runs the program (maximal meshes name one of
+    // them).
+    if (failed(verifyOneDeviceCount(getOperation())))
+      return signalPassFailure();
     detail::splitSelectReductions(getOperation());
     ReshardInserter inserter(getOperation(), checkVma);
     if (failed(inserter.run()))

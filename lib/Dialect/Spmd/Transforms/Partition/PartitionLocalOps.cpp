@@ -89,6 +89,10 @@ PartitionState::getLocalType(Type type, TensorShardingAttr sharding,
   if (failed(resolved))
     return failure();
   MeshAttr mesh = resolved->second;
+  // Every device holds a value on a maximal (single-device) mesh whole
+  // (spmd-insert-reshards).
+  if (mesh.isMaximal() || mesh.empty())
+    return std::make_pair(type, false);
   if (sharding.getRank() != tensor.getRank())
     return op->emitOpError()
            << what << " has a sharding of rank " << sharding.getRank()

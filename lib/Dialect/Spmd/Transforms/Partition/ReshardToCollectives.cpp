@@ -239,6 +239,22 @@ FailureOr<Value> ReshardLowering::lower() {
   MeshAttr sourceMesh = meshes.get(current, op);
   if (!sourceMesh)
     return fail("has an input whose mesh cannot be resolved");
+  // Every device holds a value on a maximal (single-device) mesh whole
+  // (spmd-insert-reshards): to or from one, the value is replicated on the
+  // other mesh.
+  bool fromOne = sourceMesh.isMaximal() || sourceMesh.empty();
+  bool toOne = mesh.isMaximal() || mesh.empty();
+  if (fromOne && toOne)
+    return value;
+  if (toOne) {
+    target = TensorShardingAttr::getReplicated(ctx, current.getMeshOrRef(),
+                                               type.getRank(), true);
+    mesh = sourceMesh;
+  } else if (fromOne) {
+    current = TensorShardingAttr::getReplicated(ctx, target.getMeshOrRef(),
+                                                type.getRank(), true);
+    sourceMesh = mesh;
+  }
   ReshardPlanner planner(current, target, mesh);
   if (sourceMesh != mesh &&
       failed(sourceMesh.hasSameAxes(mesh)
