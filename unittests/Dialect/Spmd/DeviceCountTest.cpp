@@ -22,7 +22,7 @@ protected:
 
   /// Parses `source` and runs verifyOneDeviceCount on it; returns the first
   /// diagnostic's message (empty on success).
-  std::string check(StringRef source) {
+  std::string check(StringRef source, bool inlinedMeshes = true) {
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module);
@@ -34,7 +34,7 @@ protected:
         message = diag.str();
       return success();
     });
-    bool ok = succeeded(verifyOneDeviceCount(*module));
+    bool ok = succeeded(verifyOneDeviceCount(*module, inlinedMeshes));
     EXPECT_EQ(ok, message.empty());
     return message;
   }
@@ -71,6 +71,21 @@ TEST_F(DeviceCountTest, InlinedMeshIsCheckedToo) {
     spmd.mesh @a = <["x"=2]>
   )"),
             "");
+}
+
+TEST_F(DeviceCountTest, SymbolsOnlySkipsInlinedMeshes) {
+  StringRef source = R"(
+    spmd.mesh @a = <["x"=2]>
+    "test.op"() {s = #spmd.sharding<mesh<["q"=4]>, []>} : () -> ()
+  )";
+  EXPECT_EQ(check(source, /*inlinedMeshes=*/false), "");
+  EXPECT_EQ(check(R"(
+    spmd.mesh @a = <["x"=2]>
+    spmd.mesh @b = <["z"=4]>
+  )",
+                  /*inlinedMeshes=*/false),
+            "'spmd.mesh' op has 4 devices but mesh @a has 2; all non-maximal "
+            "meshes of a module must have the same number of devices");
 }
 
 } // namespace

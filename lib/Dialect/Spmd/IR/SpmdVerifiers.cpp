@@ -277,7 +277,8 @@ LogicalResult mlir::tessera::spmd::verifyTensorShardingPerValue(
 }
 
 LogicalResult
-mlir::tessera::spmd::verifyOneDeviceCount(Operation *symbolTableOp) {
+mlir::tessera::spmd::verifyOneDeviceCount(Operation *symbolTableOp,
+                                          bool inlinedMeshes) {
   MeshAttr first;
   Operation *firstOwner = nullptr;
   StringRef firstName;
@@ -305,6 +306,14 @@ mlir::tessera::spmd::verifyOneDeviceCount(Operation *symbolTableOp) {
     diag.attachNote(firstOwner->getLoc()) << "mesh declared here";
     return diag;
   };
+  if (!inlinedMeshes) {
+    for (Region &region : symbolTableOp->getRegions())
+      for (Block &block : region)
+        for (auto meshOp : block.getOps<MeshOp>())
+          if (failed(check(meshOp.getMesh(), meshOp, meshOp.getSymName())))
+            return failure();
+    return success();
+  }
   WalkResult result = symbolTableOp->walk([&](Operation *op) {
     if (auto meshOp = dyn_cast<MeshOp>(op))
       return failed(check(meshOp.getMesh(), op, meshOp.getSymName()))

@@ -33,3 +33,16 @@ func.func @forall(%x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"
   } {spmd.sharding = #spmd.sharding_per_value<[<@mesh, [{"x"}]>]>}
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Inlined meshes are checked where an op meets them.
+spmd.mesh @a = <["x"=2]>
+
+func.func @inlined_mesh_of_other_count(
+    %x: tensor<8xf32> {spmd.sharding = #spmd.sharding<@a, [{"x"}]>},
+    %y: tensor<8xf32> {spmd.sharding = #spmd.sharding<mesh<["q"=4]>, [{"q"}]>}) -> tensor<8xf32> {
+  // expected-error @+1 {{'arith.addf' op has operands or results on meshes of 2 and 4 devices; all non-maximal meshes of a module must have the same number of devices}}
+  %0 = arith.addf %x, %y : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

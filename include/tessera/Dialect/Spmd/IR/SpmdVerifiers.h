@@ -126,7 +126,10 @@ LogicalResult verifySubAxes(ArrayRef<AxisRefAttr> allAxes, MeshAttr mesh,
 /// needs. Reports the first mesh that differs (`'spmd.mesh' op has 4 devices
 /// but mesh @mesh has 8; ...`) and fails. The dialect itself allows mixed
 /// sizes, as Shardy does; passes and tools that assign devices call this.
-LogicalResult verifyOneDeviceCount(Operation *symbolTableOp);
+/// With `inlinedMeshes` false, only the `spmd.mesh` symbols directly in
+/// `symbolTableOp` are checked (no walk of its ops).
+LogicalResult verifyOneDeviceCount(Operation *symbolTableOp,
+                                   bool inlinedMeshes = true);
 
 /// Verifies an op's `spmd.sharding_rule` attribute: an `#spmd.op_sharding_rule`
 /// with one mapping per operand and result, matching their ranks and static

@@ -247,12 +247,12 @@ ReshardInserter::getCommonMesh(Operation *op,
   // a mesh with the same axes in another device order, or with other axes
   // over as many devices, are resharded to it (spmd-reshard-to-collectives
   // moves them); meshes of different device counts cannot meet (the pass
-  // checks that there are none). A maximal (single-device) sharding names
-  // no mesh of the op: Tessera runs a single-device value's ops on every
-  // device over the whole value (no device idles, and nothing is
-  // broadcast from the one device afterwards), so such a value has the
-  // replicated layout on any mesh, and an op computed on a mesh and given
-  // a single-device result is gathered for it.
+  // checks the mesh symbols; inlined meshes are checked here). A maximal
+  // (single-device) sharding names no mesh of the op: Tessera runs a
+  // single-device value's ops on every device over the whole value (no device
+  // idles, and nothing is broadcast from the one device afterwards), so such a
+  // value has the replicated layout on any mesh, and an op computed on a mesh
+  // and given a single-device result is gathered for it.
   Attribute meshRef;
   MeshAttr mesh;
   sawOtherAxes = false;
@@ -266,8 +266,15 @@ ReshardInserter::getCommonMesh(Operation *op,
       return op->emitOpError("has a sharding whose mesh cannot be resolved");
     if (current.isMaximal() || current.empty())
       continue;
-    if (mesh && current != mesh && current.getAxes() != mesh.getAxes())
+    if (mesh && current != mesh && current.getAxes() != mesh.getAxes()) {
+      // (Only inlined meshes get here: the pass checked the symbols.)
+      if (current.getTotalSize() != mesh.getTotalSize())
+        return op->emitOpError("has operands or results on meshes of ")
+               << mesh.getTotalSize() << " and " << current.getTotalSize()
+               << " devices; all non-maximal meshes of a module must have "
+                  "the same number of devices";
       sawOtherAxes = true;
+    }
     if (mesh)
       continue;
     mesh = current;
@@ -1017,8 +1024,9 @@ struct SpmdInsertReshardsPass
     // Select reductions over sharded dimensions combine partial results
     // (SplitReductions.cpp) instead of gathering their inputs.
     // One set of devices runs the program (maximal meshes name one of
-    // them).
-    if (failed(verifyOneDeviceCount(getOperation())))
+    // them). Only the mesh symbols are checked here, without a walk of the
+    // module; ops are checked as they are met (getCommonMesh).
+    if (failed(verifyOneDeviceCount(getOperation(), /*inlinedMeshes=*/false)))
       return signalPassFailure();
     detail::splitSelectReductions(getOperation());
     ReshardInserter inserter(getOperation(), checkVma);
