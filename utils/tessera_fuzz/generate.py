@@ -28,10 +28,12 @@ WINDOWED_RATE = 0.2
 
 
 class Gen:
-    def __init__(self, rng, max_ops, side, extra, window=None, window_rate=0.0):
+    def __init__(self, rng, max_ops, side, extra, window=None, window_rate=0.0,
+                 single=None):
         self.rng = rng
         self.side = side
         self.extra = extra
+        self.single = single
         self.window = window
         self.window_rate = window_rate
         self.max_ops = max_ops
@@ -460,6 +462,7 @@ class Gen:
         self.add_calls()
         self.add_view()
         self.add_windowed()
+        self.add_single_device()
         infer(self.prog)  # the generator's own invariant
         return self.prog
 
@@ -679,6 +682,39 @@ class Gen:
             mesh['view'] = False
 
 
+    def add_single_device(self):
+        """Sometimes a maximal mesh @one = <[], device_ids=[k]> names one of
+        the devices, and some arguments, results and ops' results are on
+        it (`<@one, []>`)."""
+        x = self.single
+        if x is None:
+            return
+        mesh = self.prog['mesh']
+        n = prod(s for _, s in mesh['axes'])
+        run = self.prog['run_mesh']
+        if run:
+            n = min(n, prod(run))
+        if n == 1 or x.random() >= 0.12:
+            return
+        one = {'dims': [], 'replicated': [], 'on_one': True}
+        used = False
+        for a in self.prog['args']:
+            if x.random() < 0.3:
+                a['sharding'] = dict(one)
+                used = True
+        # (Top-level ops only, not loops nor constraints.)
+        for op in self.prog['ops']:
+            if op['kind'] not in ('for', 'constraint') and x.random() < 0.15:
+                op['sharding'] = dict(one)
+                used = True
+        for i in range(len(self.prog['results'])):
+            if x.random() < 0.25:
+                self.prog['result_shardings'][i] = dict(one)
+                used = True
+        if used:
+            mesh['one'] = x.randrange(n)
+
+
 def generate(seed, index, max_ops, window_rate=WINDOWED_RATE):
     rng = random.Random('%d:%d' % (seed, index))
     # The second mesh's choices come from their own stream, so that a seed
@@ -688,4 +724,7 @@ def generate(seed, index, max_ops, window_rate=WINDOWED_RATE):
     side = random.Random('%d:%d:other' % (seed, index))
     extra = random.Random('%d:%d:calls-view' % (seed, index))
     window = random.Random('%d:%d:windowed' % (seed, index))
-    return Gen(rng, max_ops, side, extra, window, window_rate).generate()
+    # Values on a single-device mesh, from a fifth.
+    single = random.Random('%d:%d:single' % (seed, index))
+    return Gen(rng, max_ops, side, extra, window, window_rate,
+               single).generate()

@@ -13,7 +13,9 @@ import collections
 #               'other_ids': [...] or None (a second mesh @other: the same
 #               axes, another device order),
 #               'view': bool (a mesh @view = <["v"=N]>: the 1-D view of
-#               the same N devices, other axes)}
+#               the same N devices, other axes),
+#               'one': k or None (a maximal mesh @one = <[],
+#               device_ids=[k]>: device k alone)}
 #   run_mesh:  [size per axis] passed as --mesh (None: the declared sizes)
 #   dtype:     'f32' or 'i32' (one element type per program)
 #   args:      [{'name': 'a0', 'shape': [..], 'sharding': S or None}]
@@ -26,7 +28,8 @@ import collections
 # A sharding S: {'dims': [{'axes': [[name, pre, size]], 'open': bool,
 #                          'prio': int or None}], 'replicated': [names],
 #                'on_other': bool (results only: on @other),
-#                'on_view': bool (on @view, whose one axis is "v")}
+#                'on_view': bool (on @view, whose one axis is "v"),
+#                'on_one': bool (on @one: 'dims' is empty, `<@one, []>`)}
 # An op of kind 'call' calls @<p['fn']>_<shape>, a private function of one
 # elementwise step (ir.callee_name), so that calls of one function may get
 # operands sharded differently.
@@ -310,6 +313,14 @@ def infer(prog, repair=False):
     view_sizes = {'v': prod(mesh_sizes.values())}
 
     def check(s, rank, sizes=mesh_sizes):
+        if s is not None and s.get('on_one'):
+            one = prog['mesh'].get('one')
+            if one is None or s['dims'] or s['replicated']:
+                raise Invalid('no single-device mesh')
+            devices = prod(sizes.values())
+            if one >= devices:
+                raise Invalid('single device out of the mesh')
+            return
         if s is not None and s.get('on_view'):
             if not prog['mesh'].get('view'):
                 raise Invalid('no view mesh')
@@ -329,6 +340,9 @@ def infer(prog, repair=False):
             raise Invalid('run mesh changes the view')
         for s in all_shardings(prog):
             check(s, len(s['dims']), run_sizes)
+        if prog['mesh'].get('one') is not None and \
+                prog['mesh']['one'] >= prod(run_sizes.values()):
+            raise Invalid('single device out of the run mesh')
     return types
 
 

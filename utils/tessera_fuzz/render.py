@@ -14,6 +14,8 @@ def render_axis(a):
 
 
 def render_sharding_body(s):
+    if s.get('on_one'):
+        return '@one, []'
     dims = []
     for d in s['dims']:
         items = [render_axis(a) for a in d['axes']]
@@ -46,6 +48,8 @@ def render_mesh(mesh):
             ', '.join(map(str, mesh['other_ids'])))
     if mesh.get('view'):
         txt += '\nspmd.mesh @view = <["v"=%d]>' % prod(s for _, s in mesh['axes'])
+    if mesh.get('one') is not None:
+        txt += '\nspmd.mesh @one = <[], device_ids=[%d]>' % mesh['one']
     return txt
 
 

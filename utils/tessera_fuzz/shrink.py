@@ -310,6 +310,10 @@ def candidates(prog, env):
         c = copy.deepcopy(prog)
         drop_view_mesh(c)
         yield c
+    if prog['mesh'].get('one') is not None:
+        c = copy.deepcopy(prog)
+        drop_one_mesh(c)
+        yield c
     if prog['mesh']['device_ids']:
         c = copy.deepcopy(prog)
         c['mesh']['device_ids'] = None
@@ -368,6 +372,19 @@ def drop_view_mesh(prog):
             a['sharding'] = None
     prog['result_shardings'] = [
         None if s and s.get('on_view') else s for s in prog['result_shardings']]
+
+
+def drop_one_mesh(prog):
+    """Removes the single-device mesh and the shardings on it."""
+    prog['mesh']['one'] = None
+    for a in prog['args']:
+        if a['sharding'] and a['sharding'].get('on_one'):
+            a['sharding'] = None
+    for op in walk_ops(prog['ops']):
+        if op.get('sharding') and op['sharding'].get('on_one'):
+            op['sharding'] = None
+    prog['result_shardings'] = [
+        None if s and s.get('on_one') else s for s in prog['result_shardings']]
 
 
 def drop_axis_refs(prog, name, new_size):
