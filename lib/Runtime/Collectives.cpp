@@ -155,6 +155,17 @@ static void checkForGroup(Call &call, int64_t groupSize) {
       call.setError("the result of gathering shape " + formatDims(sig.shape) +
                     " is too large");
     }
+    // Only the valid part of padded blocks: `count` rows of the result.
+    if (sig.count > 0 && call.outBytes >= 0) {
+      int64_t rows = sig.shape[sig.dim0] * groupSize;
+      if (sig.count > rows)
+        call.setError("valid size " + std::to_string(sig.count) +
+                      " exceeds the " + std::to_string(rows) +
+                      " elements the group's blocks hold along dimension " +
+                      std::to_string(sig.dim0));
+      else
+        call.outBytes = call.outBytes / rows * sig.count;
+    }
     return;
   case CollectiveKind::ReduceScatter:
     checkDivisible(sig.dim0);
@@ -309,15 +320,22 @@ static void reduceScatterPhase(const Exchange &ex) {
 static void allGatherPhase(const Exchange &ex) {
   const std::vector<int64_t> &shape = ex.sig.shape;
   int64_t dim = ex.sig.dim0;
-  static thread_local std::vector<int64_t> resultShape, zeros, offset;
+  static thread_local std::vector<int64_t> resultShape, zeros, offset, box;
   resultShape = shape;
   resultShape[dim] *= ex.groupSize;
+  // Of padded blocks only the valid part (the first `count` rows) moves.
+  int64_t valid = ex.sig.count > 0 ? ex.sig.count : resultShape[dim];
+  resultShape[dim] = valid;
   zeros.assign(shape.size(), 0);
   offset.assign(shape.size(), 0);
+  box = shape;
   for (int64_t m = 0; m < ex.groupSize; ++m) {
     offset[dim] = m * shape[dim];
-    copyBox(ex.outs[ex.rank], resultShape, offset, ex.ins[m], shape, zeros,
-            shape, ex.elemSize);
+    box[dim] = std::clamp<int64_t>(valid - offset[dim], 0, shape[dim]);
+    if (box[dim] == 0)
+      break;
+    copyBox(ex.outs[ex.rank], resultShape, offset, ex.ins[m], shape, zeros, box,
+            ex.elemSize);
   }
 }
 
@@ -370,8 +388,18 @@ static void runAlone(const Call &call) {
     else if (call.out != call.in)
       std::memmove(call.out, call.in, call.sig.count);
     return;
-  case CollectiveKind::AllReduce:
   case CollectiveKind::AllGather:
+    // The valid part of a padded block: its first rows.
+    if (call.sig.count > 0 && call.sig.count < call.sig.shape[call.sig.dim0]) {
+      std::vector<int64_t> box = call.sig.shape,
+                           zeros(call.sig.shape.size(), 0);
+      box[call.sig.dim0] = call.sig.count;
+      copyBox(call.out, box, zeros, call.in, call.sig.shape, zeros, box,
+              call.elemSize);
+      return;
+    }
+    [[fallthrough]];
+  case CollectiveKind::AllReduce:
   case CollectiveKind::ReduceScatter:
   case CollectiveKind::AllToAll:
     if (call.inBytes > 0 && call.out != call.in)
@@ -607,6 +635,33 @@ extern "C" void tessera_rt_all_gather(const void *in, void *out,
   leaveIfMeshFailed();
 }
 
+extern "C" void
+tessera_rt_all_gather_valid(const void *in, void *out, const int64_t *shape,
+                            int32_t rank, int32_t dtype, int64_t gatherDim,
+                            int64_t validSize, const int64_t *parts,
+                            int32_t numParts, const char *site) {
+  try {
+    Call call(CollectiveKind::AllGather);
+    checkDtype(call, dtype);
+    checkShape(call, shape, rank);
+    call.sig.dim0 = gatherDim;
+    checkDim(call, "gather", gatherDim);
+    if (validSize < 1)
+      call.setError("valid size " + std::to_string(validSize) +
+                    " is not positive");
+    else
+      call.sig.count = validSize;
+    call.in = in;
+    call.out = out;
+    call.phase = allGatherPhase;
+    runCall(call, site, parts, numParts);
+  } catch (...) {
+    reportException();
+  }
+  // On a failed mesh the device stops here rather than go on with zeros.
+  leaveIfMeshFailed();
+}
+
 extern "C" void tessera_rt_reduce_scatter(const void *in, void *out,
                                           const int64_t *shape, int32_t rank,
                                           int32_t dtype, int32_t kind,
@@ -760,6 +815,7 @@ extern "C" const TesseraRtSymbol *tessera_rt_symbols(void) {
   static const TesseraRtSymbol symbols[] = {
       TESSERA_RT_SYMBOL(tessera_rt_all_reduce),
       TESSERA_RT_SYMBOL(tessera_rt_all_gather),
+      TESSERA_RT_SYMBOL(tessera_rt_all_gather_valid),
       TESSERA_RT_SYMBOL(tessera_rt_reduce_scatter),
       TESSERA_RT_SYMBOL(tessera_rt_all_to_all),
       TESSERA_RT_SYMBOL(tessera_rt_permute),

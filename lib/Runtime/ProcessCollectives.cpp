@@ -428,13 +428,21 @@ static void unpackOutputs(const CrossCall &c) {
     return;
   }
   case CollectiveKind::AllGather: {
+    // (The processes exchange whole blocks; of padded blocks only the
+    // valid part, the first `count` rows, is copied out.)
     std::vector<int64_t> result = sig.shape, zeros(sig.shape.size(), 0),
-                         offset(sig.shape.size(), 0);
+                         offset(sig.shape.size(), 0), box = sig.shape;
     result[sig.dim0] *= c.groupSize();
+    if (sig.count > 0)
+      result[sig.dim0] = sig.count;
     for (int64_t m = 0; m < c.groupSize(); ++m) {
       offset[sig.dim0] = m * sig.shape[sig.dim0];
+      box[sig.dim0] = std::clamp<int64_t>(result[sig.dim0] - offset[sig.dim0],
+                                          0, sig.shape[sig.dim0]);
+      if (box[sig.dim0] == 0)
+        break;
       copyBox(c.out(c.rank), result, offset, plan.buffers[0] + plan.offsets[m],
-              sig.shape, zeros, sig.shape, c.elemSize);
+              sig.shape, zeros, box, c.elemSize);
     }
     return;
   }

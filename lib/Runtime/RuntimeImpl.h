@@ -156,7 +156,9 @@ struct Signature {
   /// gatherDim, scatterDim or splitDim; concatDim.
   int64_t dim0 = -1;
   int64_t dim1 = -1;
-  /// Elements (all_reduce) or bytes (permute).
+  /// Elements (all_reduce), bytes (permute) or the valid size along the
+  /// gather dimension (all_gather of padded blocks; 0: the whole
+  /// concatenation).
   int64_t count = 0;
   std::vector<AxisPart> parts;
   /// (source, target) ranks of a permute.

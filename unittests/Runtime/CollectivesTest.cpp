@@ -17,6 +17,7 @@
 #include "RuntimeTestUtils.h"
 
 #include <atomic>
+#include <set>
 
 using namespace tessera::rt;
 using namespace tessera::rt::test;
@@ -159,6 +160,46 @@ TEST_P(CollectivesTest, AllGatherLeadingAndTrailingDim) {
       EXPECT_EQ(out[d], expected) << "dim " << dim << " device " << d;
     }
   }
+}
+
+// The valid part of padded blocks: the first `valid` rows of the
+// concatenation, nothing written past them (the members whose blocks lie
+// wholly past `valid` contribute nothing).
+TEST_P(CollectivesTest, AllGatherValidPart) {
+  const int64_t rows = 3, cols = 2, sentinel = -7;
+  std::vector<std::vector<int32_t>> in = makeInputs<int32_t>(n, rows * cols);
+  std::set<int64_t> valids = {1, g * rows};
+  if (g > 1)
+    valids.insert({(g - 1) * rows + 1, g * rows - 1});
+  if (g > 2)
+    valids.insert(rows + 1);
+  for (int64_t dim : {0, 1})
+    for (int64_t valid : valids) {
+      int64_t size = valid * (dim == 0 ? cols : rows);
+      std::vector<std::vector<int32_t>> out(
+          n, std::vector<int32_t>(size + 4, sentinel));
+      runOk(*mesh, [&](int64_t d) {
+        int64_t shape0[] = {rows, cols}, shape1[] = {cols, rows};
+        tessera_rt_all_gather_valid(
+            in[d].data(), out[d].data(), dim == 0 ? shape0 : shape1, 2,
+            TESSERA_RT_I32, dim, valid, parts(), numParts(), "agv");
+      });
+      for (int64_t d : local) {
+        std::vector<int32_t> expected(size + 4, sentinel);
+        for (int64_t i = 0; i < valid; ++i) {
+          int64_t m = i / rows, r = i % rows;
+          for (int64_t c = 0; c < cols; ++c) {
+            // dim 0: a (rows x cols) block per member; dim 1: (cols x rows).
+            if (dim == 0)
+              expected[i * cols + c] = in[member(d, m)][r * cols + c];
+            else
+              expected[c * valid + i] = in[member(d, m)][c * rows + r];
+          }
+        }
+        EXPECT_EQ(out[d], expected)
+            << "dim " << dim << " valid " << valid << " device " << d;
+      }
+    }
 }
 
 TEST_P(CollectivesTest, AllGatherMiddleDim) {

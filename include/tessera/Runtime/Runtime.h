@@ -83,6 +83,16 @@ tessera_rt_all_gather(const void *in, void *out, const int64_t *shape,
                       int32_t rank, int32_t dtype, int64_t gatherDim,
                       const int64_t *parts, int32_t numParts, const char *site);
 
+/// tessera_rt_all_gather of the valid part of padded blocks: `out` is the
+/// first `validSize` (>= 1, at most the members' total) elements of the
+/// concatenation along `gatherDim`; member i contributes min(b, max(0,
+/// validSize - i * b)) of its b rows (comm.all_gather ... valid N).
+TESSERA_RT_EXPORT void
+tessera_rt_all_gather_valid(const void *in, void *out, const int64_t *shape,
+                            int32_t rank, int32_t dtype, int64_t gatherDim,
+                            int64_t validSize, const int64_t *parts,
+                            int32_t numParts, const char *site);
+
 /// Reduces the members' `in` (shape `shape`) element-wise, then member i gets
 /// block i of the result along `scatterDim` (whose size the group size must
 /// divide).

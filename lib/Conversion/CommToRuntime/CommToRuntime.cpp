@@ -534,6 +534,17 @@ struct AllGatherPattern : CollectivePattern<comm::AllGatherOp> {
     Type ptr = rt.getPtrType(), i32 = c.builder.getI32Type(),
          i64 = c.builder.getI64Type();
     int64_t dim = op.getGatherDim();
+    // A gather of the valid part of padded blocks names its size (a
+    // function of its own: code compiled before it calls the other).
+    if (std::optional<int64_t> valid = op.getValidSize()) {
+      c.dims[dim] = arith::ConstantIndexOp::create(c.builder, c.loc, *valid);
+      return {"tessera_rt_all_gather_valid",
+              {ptr, ptr, ptr, i32, i32, i64, i64, ptr, i32, ptr},
+              {c.in, Value(), rt.getShape(c.builder, c.loc, c.operand),
+               c.constI32(c.operandType.getRank()), c.constI32(c.dtype),
+               c.constI64(dim), c.constI64(*valid), c.group, c.numParts,
+               c.site}};
+    }
     CollectiveCall call{
         "tessera_rt_all_gather",
         {ptr, ptr, ptr, i32, i32, i64, ptr, i32, ptr},

@@ -188,3 +188,21 @@ func.func @other_axes(%arg0: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf3
   %2 = comm.all_reduce sum %arg0 over @flat {"z"} : tensor<4x8xf32>
   return %0, %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A gather of the valid part of padded blocks calls its own entry, with the
+// valid size, and allocates the valid size.
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+// CHECK-LABEL: func.func @all_gather_valid
+// CHECK: call @__tessera_comm_all_gather_0(%arg0) : (tensor<2x3xf32>) -> tensor<5x3xf32>
+func.func @all_gather_valid(%arg0: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  %0 = comm.all_gather %arg0 over @mesh {"y"} dim 0 valid 5 : tensor<2x3xf32> -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+// CHECK-LABEL: func.func private @__tessera_comm_all_gather_0
+// CHECK: %[[D:.*]] = arith.constant 0 : i64
+// CHECK: %[[V:.*]] = arith.constant 5 : i64
+// CHECK: memref.alloc() : memref<5x3xf32>
+// CHECK: call @tessera_rt_all_gather_valid(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[D]], %[[V]], %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i64, i64, !llvm.ptr, i32, !llvm.ptr) -> ()

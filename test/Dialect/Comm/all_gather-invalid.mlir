@@ -148,3 +148,45 @@ func.func @group_size_overflow(%x: tensor<4xf32>) -> tensor<8xf32> {
   %0 = comm.all_gather %x over @mesh {"x":(1)4611686018427387904, "y":(1)4} dim 0 : tensor<4xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+// Tests the valid size of a gather of padded blocks: positive, the result's
+// size, at most what the blocks hold.
+func.func @valid_not_positive(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'comm.all_gather' op valid size must be positive, got 0}}
+  %0 = comm.all_gather %x over @mesh {"x"} dim 0 valid 0 : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+func.func @valid_not_result(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'comm.all_gather' op result dim 0 has size 8, expected the valid size 7}}
+  %0 = comm.all_gather %x over @mesh {"x"} dim 0 valid 7 : tensor<4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+func.func @valid_too_large(%x: tensor<4xf32>) -> tensor<9xf32> {
+  // expected-error @+1 {{'comm.all_gather' op valid size 9 exceeds the 8 elements the group's blocks hold along dim 0}}
+  %0 = comm.all_gather %x over @mesh {"x"} dim 0 valid 9 : tensor<4xf32> -> tensor<9xf32>
+  return %0 : tensor<9xf32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=4]>
+
+func.func @valid_other_dim_changed(%x: tensor<4x3xf32>) -> tensor<7x4xf32> {
+  // expected-error @+1 {{'comm.all_gather' op result dim 1 has size 4, expected 3 (the operand's size)}}
+  %0 = comm.all_gather %x over @mesh {"x"} dim 0 valid 7 : tensor<4x3xf32> -> tensor<7x4xf32>
+  return %0 : tensor<7x4xf32>
+}

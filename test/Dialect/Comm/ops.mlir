@@ -76,6 +76,11 @@ func.func @all_gather(%x: tensor<4x8xf32>, %d: tensor<?x8xf32>) {
   %4 = comm.all_gather %d over @mesh {"x"} dim 0 : tensor<?x8xf32> -> tensor<6x8xf32>
   // CHECK: comm.all_gather %[[X]] over @mesh {"x"} dim 0 : tensor<4x8xf32> -> tensor<?x?xf32>
   %5 = comm.all_gather %x over @mesh {"x"} dim 0 : tensor<4x8xf32> -> tensor<?x?xf32>
+  // The valid part of padded blocks: 30 of the 4 x 8 rows over "x", "y".
+  // CHECK: comm.all_gather %[[X]] over @mesh {"x", "y"} dim 0 valid 30 : tensor<4x8xf32> -> tensor<30x8xf32>
+  %6 = comm.all_gather %x over @mesh {"x", "y"} dim 0 valid 30 : tensor<4x8xf32> -> tensor<30x8xf32>
+  // CHECK: comm.all_gather %[[X]] over @mesh {"x"} dim 1 valid 9 : tensor<4x8xf32> -> tensor<4x9xf32>
+  %7 = comm.all_gather %x over @mesh {"x"} dim 1 valid 9 : tensor<4x8xf32> -> tensor<4x9xf32>
   return
 }
 

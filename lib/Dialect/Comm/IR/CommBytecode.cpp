@@ -12,9 +12,9 @@ using namespace mlir;
 using namespace mlir::tessera;
 
 void mlir::tessera::comm::registerBytecodeInterface(CommDialect &dialect) {
-  // Version 1 is the only one so far: nothing to upgrade. The first change
-  // of the bytecode adds version 2 to kBytecodeVersions and, here, the
-  // function that rewrites version-1 IR into it.
+  // Version-1 IR is version-2 IR (version 2 only added an optional
+  // attribute): nothing to upgrade. A change that needs a rewrite of older
+  // IR adds, here, the function that performs it.
   dialect.addInterface<VersionedBytecodeInterface>(kBytecodeVersions,
                                                    /*upgrade=*/nullptr);
 }

@@ -189,9 +189,11 @@ void AllReduceOp::build(OpBuilder &builder, OperationState &state,
 
 void AllGatherOp::build(OpBuilder &builder, OperationState &state, Type result,
                         Value operand, FlatSymbolRefAttr mesh,
-                        ArrayRef<spmd::AxisRefAttr> axes, int64_t gatherDim) {
+                        ArrayRef<spmd::AxisRefAttr> axes, int64_t gatherDim,
+                        std::optional<int64_t> validSize) {
   build(builder, state, result, operand, mesh, buildAxesAttr(builder, axes),
-        builder.getI64IntegerAttr(gatherDim));
+        builder.getI64IntegerAttr(gatherDim),
+        validSize ? builder.getI64IntegerAttr(*validSize) : IntegerAttr());
 }
 
 void ReduceScatterOp::build(OpBuilder &builder, OperationState &state,

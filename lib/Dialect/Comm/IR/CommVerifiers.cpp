@@ -244,6 +244,8 @@ LogicalResult AllGatherOp::verify() {
       failed(verifyDimInRange(*this, "gather", getGatherDimAttr().getInt(),
                               operandType.getRank())))
     return failure();
+  if (std::optional<int64_t> valid = getValidSize(); valid && *valid < 1)
+    return emitOpError("valid size must be positive, got ") << *valid;
   return success();
 }
 
@@ -283,9 +285,36 @@ static LogicalResult verifyResizedDim(MeshAxesOpInterface op,
 
 LogicalResult
 AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
-  return verifyResizedDim(*this, symbolTables, getOperand().getType(),
-                          getType(), getGatherDimAttr().getInt(),
-                          /*gather=*/true);
+  int64_t dim = getGatherDimAttr().getInt();
+  std::optional<int64_t> valid = getValidSize();
+  if (!valid)
+    return verifyResizedDim(*this, symbolTables, getOperand().getType(),
+                            getType(), dim, /*gather=*/true);
+  // Only the first `valid` elements of the concatenation: the gathered
+  // dimension is `valid`, at most the blocks' total.
+  spmd::MeshAttr mesh = verifyMeshAndAxes(*this, symbolTables);
+  if (!mesh)
+    return failure();
+  ArrayRef<int64_t> operandShape = getOperand().getType().getShape();
+  ArrayRef<int64_t> resultShape = getType().getShape();
+  for (int64_t d = 0, rank = operandShape.size(); d < rank; ++d)
+    if (d != dim &&
+        failed(verifyUnchangedDim(*this, d, operandShape[d], resultShape[d])))
+      return failure();
+  if (!ShapedType::isDynamic(resultShape[dim]) && resultShape[dim] != *valid)
+    return emitOpError("result dim ") << dim << " has size " << resultShape[dim]
+                                      << ", expected the valid size " << *valid;
+  int64_t groupSize = comm::getGroupSize(
+      mesh, cast<MeshAxesOpInterface>(getOperation()).getAxisRefs());
+  std::optional<int64_t> total =
+      ShapedType::isDynamic(operandShape[dim])
+          ? std::nullopt
+          : llvm::checkedMul(operandShape[dim], groupSize);
+  if (total && *valid > *total)
+    return emitOpError("valid size ")
+           << *valid << " exceeds the " << *total
+           << " elements the group's blocks hold along dim " << dim;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,8 +2,9 @@
 
 // Dimensions the axes do not divide are padded at the end: each device
 // holds ceil(n / parts) elements. A collective that changes the layout of
-// such a dimension moves it through the whole dimension: gathered with its
-// padding cut off, then padded with zeros and sliced.
+// such a dimension moves it through the whole dimension: gathered without
+// its padding (an all_gather of the valid part: the padding never moves),
+// then padded with zeros and sliced.
 
 spmd.mesh @mesh = <["x"=2, "y"=4]>
 spmd.mesh @perm = <["x"=2, "y"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
@@ -21,8 +22,8 @@ func.func @local_types(%arg0: tensor<6x5xf32> {spmd.sharding = #spmd.sharding<@m
 // 6 rows over 8 devices (1 each, the last two padding) to 6 rows over 2.
 // CHECK-LABEL: func @gather
 // CHECK-SAME: (%arg0: tensor<1x16xf32>
-// CHECK: %[[G:.*]] = comm.all_gather %arg0 over @mesh {"x", "y"} dim 0 : tensor<1x16xf32> -> tensor<8x16xf32>
-// CHECK: %[[W:.*]] = tensor.extract_slice %[[G]][0, 0] [6, 16] [1, 1] : tensor<8x16xf32> to tensor<6x16xf32>
+// CHECK: %[[W:.*]] = comm.all_gather %arg0 over @mesh {"x", "y"} dim 0 valid 6 : tensor<1x16xf32> -> tensor<6x16xf32>
+// CHECK-NOT: tensor.extract_slice %[[W]][0, 0] [6, 16]
 // CHECK: %[[I:.*]] = comm.axis_index over @mesh {"x"} : index
 // CHECK: %[[O:.*]] = arith.muli %[[I]], %c3
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[W]][%[[O]], 0] [3, 16] [1, 1] : tensor<6x16xf32> to tensor<3x16xf32>
@@ -57,8 +58,7 @@ func.func @slice(%arg0: tensor<6x16xf32> {spmd.sharding = #spmd.sharding<@mesh, 
 // through whole, every gather before any slice.
 // CHECK-LABEL: func @all_to_all
 // CHECK-SAME: (%arg0: tensor<2x8xf32>
-// CHECK: %[[G:.*]] = comm.all_gather %arg0 over @mesh {"y"} dim 0 : tensor<2x8xf32> -> tensor<8x8xf32>
-// CHECK: %[[W:.*]] = tensor.extract_slice %[[G]][0, 0] [6, 8] [1, 1] : tensor<8x8xf32> to tensor<6x8xf32>
+// CHECK: %[[W:.*]] = comm.all_gather %arg0 over @mesh {"y"} dim 0 valid 6 : tensor<2x8xf32> -> tensor<6x8xf32>
 // CHECK: %[[I:.*]] = comm.axis_index over @mesh {"y"} : index
 // CHECK: %[[O:.*]] = arith.muli %[[I]], %c2
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[W]][0, %[[O]]] [6, 2] [1, 1] : tensor<6x8xf32> to tensor<6x2xf32>
@@ -103,8 +103,7 @@ func.func @reduce_scatter(%arg0: tensor<6x8xf32> {spmd.sharding = #spmd.sharding
 // axes it keeps, and kept on the first device of the unreduced axes (zeros
 // on the others).
 // CHECK-LABEL: func @to_unreduced
-// CHECK: %[[G:.*]] = comm.all_gather %arg0 over @mesh {"x", "y"} dim 0 : tensor<1x8xf32> -> tensor<8x8xf32>
-// CHECK: %[[W:.*]] = tensor.extract_slice %[[G]][0, 0] [6, 8] [1, 1]
+// CHECK: %[[W:.*]] = comm.all_gather %arg0 over @mesh {"x", "y"} dim 0 valid 6 : tensor<1x8xf32> -> tensor<6x8xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[W]][%{{.*}}, 0] [3, 8] [1, 1] : tensor<6x8xf32> to tensor<3x8xf32>
 // CHECK: %[[I:.*]] = comm.axis_index over @mesh {"y"} : index
 // CHECK: %[[F:.*]] = arith.cmpi eq, %[[I]], %c0

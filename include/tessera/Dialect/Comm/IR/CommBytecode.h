@@ -14,7 +14,9 @@ class CommDialect;
 
 /// The versions of the comm dialect's bytecode (BytecodeVersion.h). History:
 ///   1  the first versioned bytecode (Tessera 0.1).
-inline constexpr DialectVersionRange kBytecodeVersions = {"comm", 1, 1};
+///   2  `comm.all_gather` may carry `valid_size` (a version-1 reader would
+///      drop it); version-1 IR is version-2 IR, nothing to upgrade.
+inline constexpr DialectVersionRange kBytecodeVersions = {"comm", 2, 1};
 
 /// Registers the bytecode interface (CommDialect::initialize).
 void registerBytecodeInterface(CommDialect &dialect);

@@ -115,21 +115,36 @@ def Comm_AllGatherOp : Comm_CollectiveOp<"all_gather"> {
 
     JAX: `lax.all_gather(x, "x", axis=0, tiled=True)`. The untiled form
     (a new leading dimension) is this op followed by `tensor.expand_shape`.
+
+    With `valid N`, only the first N elements of the concatenation along
+    `dim` are gathered: the operands are blocks of a dimension of size N
+    padded at the end (ceil-sized blocks, the last ones partly or wholly
+    past N), member `i` sends only its valid part, `min(b, max(0, N - i *
+    b))` of its `b` rows, and result dimension `dim` is N. This is the op
+    followed by an `extract_slice` of the first N rows, without moving the
+    padding.
+
+    ```mlir
+    %g = comm.all_gather %x over @mesh {"x"} dim 0 valid 10
+        : tensor<3x8xf32> -> tensor<10x8xf32>
+    ```
   }];
   let arguments = (ins AnyRankedTensor:$operand,
                        FlatSymbolRefAttr:$mesh,
                        Comm_AxesAttr:$axes,
-                       I64Attr:$gather_dim);
+                       I64Attr:$gather_dim,
+                       OptionalAttr<I64Attr>:$valid_size);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $operand `over` $mesh custom<Axes>($axes) `dim` $gather_dim
-    attr-dict `:` type($operand) `->` type($result)
+    (`valid` $valid_size^)? attr-dict `:` type($operand) `->` type($result)
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$operand,
                    "::mlir::FlatSymbolRefAttr":$mesh,
                    Comm_AxesParam:$axes,
-                   "int64_t":$gatherDim)>
+                   "int64_t":$gatherDim,
+                   CArg<"std::optional<int64_t>", "std::nullopt">:$validSize)>
   ];
 }
 

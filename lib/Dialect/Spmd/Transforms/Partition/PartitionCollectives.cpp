@@ -231,8 +231,13 @@ Value PartitionState::gatherWhole(OpBuilder &b, Location loc, Value value,
   int64_t block = type.getDimSize(d);
   SmallVector<int64_t> shape(type.getShape());
   shape[d] = block * productOf(from, mesh);
+  // Padded blocks move only their valid part: the gather stops at `size`.
+  std::optional<int64_t> valid;
+  if (!ShapedType::isDynamic(block) && !ShapedType::isDynamic(size) &&
+      size > 0 && size < shape[d])
+    valid = shape[d] = size;
   value = comm::AllGatherOp::create(b, loc, type.clone(shape), value, ref,
-                                    toCommAxes(from, mesh), d);
+                                    toCommAxes(from, mesh), d, valid);
   if (shape[d] != size)
     value = sliceDim(b, loc, value, d, b.getIndexAttr(0), size);
   return value;
