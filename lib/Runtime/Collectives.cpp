@@ -613,17 +613,23 @@ extern "C" void tessera_rt_all_reduce(const void *in, void *out,
   leaveIfMeshFailed();
 }
 
-extern "C" void tessera_rt_all_gather(const void *in, void *out,
-                                      const int64_t *shape, int32_t rank,
-                                      int32_t dtype, int64_t gatherDim,
-                                      const int64_t *parts, int32_t numParts,
-                                      const char *site) {
+/// tessera_rt_all_gather, of the first `validSize` elements along the
+/// gather dimension when it is given.
+static void allGather(const void *in, void *out, const int64_t *shape,
+                      int32_t rank, int32_t dtype, int64_t gatherDim,
+                      std::optional<int64_t> validSize, const int64_t *parts,
+                      int32_t numParts, const char *site) {
   try {
     Call call(CollectiveKind::AllGather);
     checkDtype(call, dtype);
     checkShape(call, shape, rank);
     call.sig.dim0 = gatherDim;
     checkDim(call, "gather", gatherDim);
+    if (validSize && *validSize < 1)
+      call.setError("valid size " + std::to_string(*validSize) +
+                    " is not positive");
+    else if (validSize)
+      call.sig.count = *validSize;
     call.in = in;
     call.out = out;
     call.phase = allGatherPhase;
@@ -635,31 +641,22 @@ extern "C" void tessera_rt_all_gather(const void *in, void *out,
   leaveIfMeshFailed();
 }
 
+extern "C" void tessera_rt_all_gather(const void *in, void *out,
+                                      const int64_t *shape, int32_t rank,
+                                      int32_t dtype, int64_t gatherDim,
+                                      const int64_t *parts, int32_t numParts,
+                                      const char *site) {
+  allGather(in, out, shape, rank, dtype, gatherDim, std::nullopt, parts,
+            numParts, site);
+}
+
 extern "C" void
 tessera_rt_all_gather_valid(const void *in, void *out, const int64_t *shape,
                             int32_t rank, int32_t dtype, int64_t gatherDim,
                             int64_t validSize, const int64_t *parts,
                             int32_t numParts, const char *site) {
-  try {
-    Call call(CollectiveKind::AllGather);
-    checkDtype(call, dtype);
-    checkShape(call, shape, rank);
-    call.sig.dim0 = gatherDim;
-    checkDim(call, "gather", gatherDim);
-    if (validSize < 1)
-      call.setError("valid size " + std::to_string(validSize) +
-                    " is not positive");
-    else
-      call.sig.count = validSize;
-    call.in = in;
-    call.out = out;
-    call.phase = allGatherPhase;
-    runCall(call, site, parts, numParts);
-  } catch (...) {
-    reportException();
-  }
-  // On a failed mesh the device stops here rather than go on with zeros.
-  leaveIfMeshFailed();
+  allGather(in, out, shape, rank, dtype, gatherDim, validSize, parts, numParts,
+            site);
 }
 
 extern "C" void tessera_rt_reduce_scatter(const void *in, void *out,

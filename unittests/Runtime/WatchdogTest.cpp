@@ -282,6 +282,19 @@ static std::vector<BadCall> getBadCalls() {
                                1, "site");
        },
        "gather dimension 2 is out of range for an operand of rank 2"},
+      {"ValidSizeNotPositive",
+       [] {
+         tessera_rt_all_gather_valid(in, out, shape, 2, TESSERA_RT_F32, 0, 0,
+                                     kOverLine, 1, "site");
+       },
+       "valid size 0 is not positive"},
+      {"ValidSizePastTheBlocks",
+       [] {
+         tessera_rt_all_gather_valid(in, out, shape, 2, TESSERA_RT_F32, 0, 25,
+                                     kOverLine, 1, "site");
+       },
+       "valid size 25 exceeds the 24 elements the group's blocks hold along "
+       "dimension 0"},
       {"NegativeShape",
        [] {
          int64_t negative[] = {4, -1};
