@@ -8,6 +8,7 @@
 // RUN: tessera-run %s --entry result_on_one --random-inputs --seed 2 --check | FileCheck %s --check-prefix=CHECK2
 // RUN: tessera-run %s --entry one_to_other --random-inputs --seed 3 --check | FileCheck %s
 // RUN: tessera-run %s --entry only_one --random-inputs --seed 4 --check | FileCheck %s
+// RUN: tessera-run %s --entry view_and_one --random-inputs --seed 5 --check | FileCheck %s
 // RUN: tessera-opt %s --tessera-partition | FileCheck %s --check-prefix=IR
 
 // CHECK: check: all 1 results match the single-device reference
@@ -37,6 +38,7 @@
 spmd.mesh @mesh = <["x"=2, "y"=2]>
 spmd.mesh @dev1 = <[], device_ids=[1]>
 spmd.mesh @dev3 = <[], device_ids=[3]>
+spmd.mesh @view = <["v"=4]>
 
 func.func @arg_on_one(%a: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@dev1, []>},
                       %b: tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) -> (tensor<8x8xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {"y"}]>}) {
@@ -76,4 +78,16 @@ func.func @only_one(%a: tensor<5xf32> {spmd.sharding = #spmd.sharding<@dev3, []>
   %e = tensor.empty() : tensor<5xf32>
   %0 = linalg.exp ins(%a : tensor<5xf32>) outs(%e : tensor<5xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
+}
+
+// Beside a mesh of other axes (the 1-D view): a single-device result of an
+// op whose operands are on both meshes. In the single-device reference
+// every mesh has one device, and the single-device sharding must still not
+// be spelled on the other meshes (fuzzer: seed 320 program 149).
+func.func @view_and_one(%a: tensor<6x4xf32> {spmd.sharding = #spmd.sharding<@mesh, [{}, {}]>},
+                        %b: tensor<6x4xf32> {spmd.sharding = #spmd.sharding<@view, [{}, {"v"}]>})
+    -> (tensor<6x4xf32> {spmd.sharding = #spmd.sharding<@dev1, []>}) {
+  %0 = arith.addf %a, %b {spmd.sharding = #spmd.sharding_per_value<[<@dev1, []>]>} : tensor<6x4xf32>
+  %1 = math.cos %0 : tensor<6x4xf32>
+  return %1 : tensor<6x4xf32>
 }

@@ -682,7 +682,10 @@ LogicalResult ReshardInserter::processRuleOp(Operation *op,
       if (!sharding || sharding.getMeshOrRef() == toRef)
         return false;
       MeshAttr from = meshes.get(sharding, op);
-      if (!from || from.getAxes() == to.getAxes())
+      // (A single-device sharding has no axes to translate: it has the
+      // replicated layout, and a result keeps it as what it must become.)
+      if (!from || from.getAxes() == to.getAxes() || from.isMaximal() ||
+          from.empty())
         return false;
       FailureOr<TensorShardingAttr> translated =
           translateShardingToMesh(sharding, from, toRef, to);
