@@ -10,7 +10,7 @@
 // operands to it, and marks results whose reduction factors are sharded as
 // unreduced (see the pass description in Passes.td for the rules). How the
 // factor sharding is chosen is in FactorChoice.cpp; select reductions over
-// sharded dimensions are split first (SplitReductions.cpp).
+// sharded dimensions are split where the walk meets them (SplitReductions.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,6 +215,10 @@ private:
   /// walk reaches them; those nested in a checked one are checked with it.
   bool checkVma;
   DenseSet<Operation *> vmaChecked;
+  /// How many manual computations enclose the block being processed.
+  unsigned manualDepth = 0;
+  /// The ops a split select reduction became (SplitReductions.cpp).
+  DenseSet<Operation *> splitOps;
   MeshResolver meshes;
   ShardingRuleCache rules;
   /// The discardable attributes of an op before and after its sharding is
@@ -867,6 +871,22 @@ LogicalResult ReshardInserter::processBlock(Block &block) {
       continue;
     }
     Operation *next = op->getNextNode();
+    // A select reduction over a sharded dimension becomes a reduction of
+    // each device's block and a combine of the partial results
+    // (SplitReductions.cpp), whose ops are processed next (not split again:
+    // the combine reduces over the sharded blocks). Ops in manual
+    // computations are left as they are.
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && manualDepth == 0 && !splitOps.contains(op)) {
+      Operation *previous = op->getPrevNode();
+      if (detail::splitSelectReduction(linalgOp)) {
+        op = previous ? previous->getNextNode() : &block.front();
+        for (Operation *created = op; created != next;
+             created = created->getNextNode())
+          splitOps.insert(created);
+        continue;
+      }
+    }
     if (next)
       prefetchOp(next->getNextNode());
     // A manual computation is checked before anything in it changes, with
@@ -884,11 +904,15 @@ LogicalResult ReshardInserter::processBlock(Block &block) {
           check(op).wasInterrupted())
         return failure();
     }
-    if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
+    if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op)) {
+      bool manual = isa<ManualComputationOp>(op);
+      manualDepth += manual;
       for (Region &region : op->getRegions())
         for (Block &nested : region)
           if (failed(processBlock(nested)))
             return failure();
+      manualDepth -= manual;
+    }
     if (!isa<ModuleOp, MeshOp>(op) && !isa<FunctionOpInterface>(op) &&
         failed(processOp(op)))
       return failure();
@@ -1024,14 +1048,11 @@ struct SpmdInsertReshardsPass
   using SpmdInsertReshardsPassBase::SpmdInsertReshardsPassBase;
 
   void runOnOperation() override {
-    // Select reductions over sharded dimensions combine partial results
-    // (SplitReductions.cpp) instead of gathering their inputs.
     // One set of devices runs the program (maximal meshes name one of
     // them). Only the mesh symbols are checked here, without a walk of the
     // module; ops are checked as they are met (getCommonMesh).
     if (failed(verifyOneDeviceCount(getOperation(), /*inlinedMeshes=*/false)))
       return signalPassFailure();
-    detail::splitSelectReductions(getOperation());
     ReshardInserter inserter(getOperation(), checkVma);
     if (failed(inserter.run()))
       signalPassFailure();

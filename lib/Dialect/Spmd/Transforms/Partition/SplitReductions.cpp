@@ -446,16 +446,12 @@ static void split(linalg::LinalgOp op, const SelectReduction &info) {
   rewriter.replaceOp(operation, combine.getResults());
 }
 
-void splitSelectReductions(Operation *root) {
-  SmallVector<std::pair<linalg::LinalgOp, SelectReduction>> work;
-  root->walk([&](linalg::LinalgOp op) {
-    if (op->getParentOfType<ManualComputationOp>())
-      return;
-    if (std::optional<SelectReduction> info = analyze(op))
-      work.emplace_back(op, std::move(*info));
-  });
-  for (auto &[op, info] : work)
-    split(op, info);
+bool splitSelectReduction(linalg::LinalgOp op) {
+  std::optional<SelectReduction> info = analyze(op);
+  if (!info)
+    return false;
+  split(op, *info);
+  return true;
 }
 
 } // namespace mlir::tessera::spmd::detail

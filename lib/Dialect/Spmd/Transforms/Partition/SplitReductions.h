@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Internal to lib/Dialect/Spmd/Transforms/Partition: the first step of
+// Internal to lib/Dialect/Spmd/Transforms/Partition: a step of
 // spmd-insert-reshards, which splits a select reduction (argmax, argmin:
 // a structured op whose results pick their accumulator or an element) over
 // a sharded dimension into a reduction of each device's block and a combine
@@ -15,16 +15,18 @@
 #ifndef TESSERA_LIB_DIALECT_SPMD_TRANSFORMS_PARTITION_SPLITREDUCTIONS_H
 #define TESSERA_LIB_DIALECT_SPMD_TRANSFORMS_PARTITION_SPLITREDUCTIONS_H
 
-#include "mlir/IR/Operation.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace mlir::tessera::spmd::detail {
 
-/// Splits every select reduction under `root` whose reduced dimension an
-/// input shards: each device reduces its block into a partial result (a
-/// new dimension of the mesh axes' size), and a second reduction, over the
+/// Splits `op` if it is a select reduction whose reduced dimension an input
+/// shards: each device reduces its block into a partial result (a new
+/// dimension of the mesh axes' size), and a second reduction, over the
 /// gathered partial results in block order, combines them with the op's
-/// own body.
-void splitSelectReductions(Operation *root);
+/// own body. The new ops land before `op`, which is erased; returns whether
+/// it was split. (The combine reduces over the sharded block dimension:
+/// the caller must not split it again.)
+bool splitSelectReduction(linalg::LinalgOp op);
 
 } // namespace mlir::tessera::spmd::detail
 
