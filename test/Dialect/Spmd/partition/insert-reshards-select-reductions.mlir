@@ -4,7 +4,8 @@
 // a sharded dimension into a reduction of each block and a combine over
 // the partial pairs, which alone are resharded (gathered); and that
 // reductions whose partial results the body cannot combine, or whose
-// dimension the axes do not divide, are left whole.
+// dimension the axes do not divide, or that sit in a manual computation,
+// are left whole.
 
 spmd.mesh @mesh = <["x"=4]>
 
@@ -84,4 +85,37 @@ func.func @negative_not_divisible(%a: tensor<6x3xi32> {spmd.sharding = #spmd.sha
       linalg.yield %nv, %ni : i32, i32
   } -> (tensor<3xi32>, tensor<3xi32>)
   return %r#0, %r#1 : tensor<3xi32>, tensor<3xi32>
+}
+
+// -----
+
+spmd.mesh @mesh = <["x"=2, "y"=2]>
+
+// A select reduction in a manual computation is left whole, even over a
+// dimension a free axis shards: its input is gathered over "y".
+// CHECK-LABEL: func.func @argmax_in_manual
+// CHECK: spmd.manual_computation
+// CHECK-NOT: tensor.expand_shape
+// CHECK: spmd.reshard %{{.*}} <@mesh, [{}, {}]>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.*}} : tensor<4x3xf32>)
+// CHECK-NOT: tensor.expand_shape
+// CHECK: spmd.return
+func.func @argmax_in_manual(%a: tensor<8x3xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x", "y"}, {}]>},
+                            %v0: tensor<3xf32>, %i0: tensor<3xi32>) -> tensor<6xi32> {
+  %0 = spmd.manual_computation(%a, %v0, %i0) in_shardings=[<@mesh, [{"x", "y"}, {}]>, <@mesh, [{}]>, <@mesh, [{}]>]
+      out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%l: tensor<4x3xf32>, %lv: tensor<3xf32>, %li: tensor<3xi32>) {
+    %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                           iterator_types = ["parallel", "reduction"]}
+        ins(%l : tensor<4x3xf32>) outs(%lv, %li : tensor<3xf32>, tensor<3xi32>) {
+      ^bb0(%x: f32, %av: f32, %ai: i32):
+        %k = linalg.index 1 : index
+        %kc = arith.index_cast %k : index to i32
+        %gt = arith.cmpf ogt, %x, %av : f32
+        %nv = arith.maximumf %x, %av : f32
+        %ni = arith.select %gt, %kc, %ai : i32
+        linalg.yield %nv, %ni : f32, i32
+    } -> (tensor<3xf32>, tensor<3xi32>)
+    spmd.return %r#1 : tensor<3xi32>
+  } : (tensor<8x3xf32>, tensor<3xf32>, tensor<3xi32>) -> tensor<6xi32>
+  return %0 : tensor<6xi32>
 }
