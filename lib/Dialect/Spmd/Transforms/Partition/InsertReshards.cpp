@@ -219,8 +219,27 @@ private:
   unsigned manualDepth = 0;
   /// The ops a split select reduction became (SplitReductions.cpp).
   DenseSet<Operation *> splitOps;
+  /// Whether the linalg op `op` may be a select reduction over a sharded
+  /// dimension: its rule has a reduction factor that shards an operand
+  /// (ops without a derived rule are left to the split's own analysis).
+  /// Most ops are not, and this answers from the rule the walk reads
+  /// anyway, without touching the op's body.
+  bool mayReduceShardedFactor(Operation *op);
+
   MeshResolver meshes;
   ShardingRuleCache rules;
+  /// The rule of the op the walk is at: rules.get, asked once per op (the
+  /// walk forgets it at each op, so an erased op's address is never
+  /// matched).
+  OpShardingRuleAttr getRule(Operation *op) {
+    if (op != ruleOp) {
+      ruleOp = op;
+      ruleOfOp = rules.get(op);
+    }
+    return ruleOfOp;
+  }
+  Operation *ruleOp = nullptr;
+  OpShardingRuleAttr ruleOfOp;
   /// The discardable attributes of an op before and after its sharding is
   /// set (see setResultSharding).
   DenseMap<std::pair<DictionaryAttr, Attribute>, DictionaryAttr> rewrittenAttrs;
@@ -856,8 +875,33 @@ LogicalResult ReshardInserter::run() {
   return success();
 }
 
+bool ReshardInserter::mayReduceShardedFactor(Operation *op) {
+  OpShardingRuleAttr rule = getRule(op);
+  if (!rule || rule.isCustom())
+    return true;
+  ArrayRef<int64_t> reductions = rule.getReductionFactors();
+  if (reductions.empty())
+    return false;
+  for (auto [operand, mapping] :
+       llvm::zip(op->getOperands(), rule.getOperandMappings())) {
+    TensorShardingAttr sharding = getSharding(operand);
+    if (!sharding)
+      continue;
+    int64_t rank = std::min(sharding.getRank(), mapping.getRank());
+    for (int64_t d = 0; d < rank; ++d)
+      if (!sharding.getDimSharding(d).getAxes().empty() &&
+          llvm::any_of(mapping.getDimMapping(d).getFactorIndices(),
+                       [&](int64_t factor) {
+                         return llvm::is_contained(reductions, factor);
+                       }))
+        return true;
+  }
+  return false;
+}
+
 LogicalResult ReshardInserter::processBlock(Block &block) {
   for (Operation *op = block.empty() ? nullptr : &block.front(); op;) {
+    ruleOp = nullptr;
     if (isa<AutoAxesOp, ExplicitAxesOp>(op)) {
       // The body's ops land before `op`, after the reshards of its
       // operands; the walk goes on from the first of them.
@@ -877,7 +921,8 @@ LogicalResult ReshardInserter::processBlock(Block &block) {
     // the combine reduces over the sharded blocks). Ops in manual
     // computations are left as they are.
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-        linalgOp && manualDepth == 0 && !splitOps.contains(op)) {
+        linalgOp && manualDepth == 0 && !splitOps.contains(op) &&
+        mayReduceShardedFactor(op)) {
       Operation *previous = op->getPrevNode();
       if (detail::splitSelectReduction(linalgOp)) {
         op = previous ? previous->getNextNode() : &block.front();
@@ -1024,7 +1069,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
       return success();
     }
   }
-  if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op) && !rules.get(op)) {
+  if (op->getNumRegions() > 0 && !isa<linalg::LinalgOp>(op) && !getRule(op)) {
     if (failed(processControlFlow(op)))
       return failure();
     return success();
@@ -1033,7 +1078,7 @@ LogicalResult ReshardInserter::processOp(Operation *op) {
   if (op->hasTrait<OpTrait::IsTerminator>() ||
       isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()))
     return success();
-  if (OpShardingRuleAttr rule = rules.get(op)) {
+  if (OpShardingRuleAttr rule = getRule(op)) {
     if (failed(processRuleOp(op, rule)))
       return failure();
     return success();
