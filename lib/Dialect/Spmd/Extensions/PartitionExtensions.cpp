@@ -126,9 +126,22 @@ static Values partitionInsertSlice(tensor::InsertSliceOp op,
 // linalg structured ops
 //===----------------------------------------------------------------------===//
 
-/// The linalg.index ops of a structured op's body.
+/// Whether the body of `op` may read a loop index. The bodies of generic,
+/// map and reduce are the program's own; a named op's body is built from
+/// its definition, and of upstream's named ops only fill_rng_2d reads an
+/// index. Structured ops of other dialects are looked at.
+static bool mayReadIndex(Operation *op) {
+  return !isa<linalg::LinalgDialect>(op->getDialect()) ||
+         isa<linalg::GenericOp, linalg::MapOp, linalg::ReduceOp,
+             linalg::FillRng2DOp>(op);
+}
+
+/// The linalg.index ops of a structured op's body (looked for only where
+/// mayReadIndex says they may be: most bodies are not touched).
 static SmallVector<linalg::IndexOp> getIndexOps(Operation *op) {
   SmallVector<linalg::IndexOp> indices;
+  if (!mayReadIndex(op))
+    return indices;
   for (Region &region : op->getRegions())
     for (Block &block : region)
       for (Operation &nested : block) {
