@@ -205,16 +205,26 @@ private:
   DenseMap<DictionaryAttr, DictionaryAttr> stripped;
 };
 
+/// Whether `op` has regions whose block arguments are values of the
+/// program (control flow; a linalg body's arguments are scalars).
+static bool hasValueRegions(Operation *op) {
+  return op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op);
+}
+
 /// The ops of `func` outside linalg bodies, in pre-order, after checking
 /// that none must be gone before spmd-partition or is not supported by it;
-/// collects the manual computations and collectives too.
+/// collects the manual computations, the collectives and the ops with
+/// value regions (hasValueRegions) too.
 static LogicalResult collectOps(func::FuncOp func,
                                 SmallVectorImpl<Operation *> &ops,
                                 SmallVectorImpl<ManualComputationOp> &manuals,
-                                SmallVectorImpl<Operation *> &collectives) {
+                                SmallVectorImpl<Operation *> &collectives,
+                                SmallVectorImpl<Operation *> &regionOps) {
   WalkResult walk =
       walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
         ops.push_back(op);
+        if (hasValueRegions(op))
+          regionOps.push_back(op);
         // Everything must have been resharded and lowered to collectives.
         if (isa<ReshardOp, ShardingConstraintOp, PropagationBarrierOp>(op)) {
           op->emitOpError("must be removed before spmd-partition (run "
@@ -297,15 +307,19 @@ static LogicalResult partitionModule(ModuleOp module) {
     SmallVector<Operation *> ops;
     SmallVector<ManualComputationOp> manuals;
     SmallVector<Operation *> collectives;
-    if (failed(collectOps(func, ops, manuals, collectives)))
+    SmallVector<Operation *> regionOps;
+    if (failed(collectOps(func, ops, manuals, collectives, regionOps)))
       return failure();
     if (!manuals.empty()) {
       inlineManualComputations(rewriter, manuals, collectives);
       // Manual computations (parents of resolved ops) are gone.
       state.meshes.clear();
       ops.clear();
+      regionOps.clear();
       walkTensorOps(func, WalkOrder::PreOrder, [&](Operation *op) {
         ops.push_back(op);
+        if (hasValueRegions(op))
+          regionOps.push_back(op);
         return WalkResult::advance();
       });
     }
@@ -314,12 +328,11 @@ static LogicalResult partitionModule(ModuleOp module) {
     // (control flow's data-flow edges compare types).
     for (BlockArgument arg : func.getArguments())
       state.recordBlockArgument(arg);
-    for (Operation *op : ops)
-      if (op->getNumRegions() != 0 && !isa<linalg::LinalgOp>(op))
-        for (Region &region : op->getRegions())
-          for (Block &block : region)
-            for (BlockArgument arg : block.getArguments())
-              state.recordBlockArgument(arg);
+    for (Operation *op : regionOps)
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            state.recordBlockArgument(arg);
 
     // The arguments, then each op in order: collectives through their
     // patterns, ops with a local form through PartitionOpInterface, the
