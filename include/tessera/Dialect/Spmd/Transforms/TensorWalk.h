@@ -37,9 +37,9 @@ WalkResult walkTensorOps(Operation *root, WalkOrder order,
 /// worklist), spmd-insert-reshards and spmd-partition that visit every op
 /// call it for the op they visit a few steps later. Without it, `tessera-opt
 /// --tessera-partition` on the 10,000-layer MLP / 10,000 transformer blocks
-/// of bench/gen-propagation-module.py (medians of 21 / 11 paired runs) spends
-/// 25% / 25% more time in the partitioning passes (spmd-partition 34% / 45%,
-/// spmd-insert-reshards 25% / 18%) and 18% / 10% more in spmd-propagate.
+/// of bench/gen-propagation-module.py spends 10% / 12% more time in the
+/// partitioning passes (medians of 21 / 11 paired runs) and 18% / 21% more
+/// in spmd-propagate (11 / 7 paired runs).
 inline void prefetchOp(const Operation *op) {
   if (!op)
     return;
