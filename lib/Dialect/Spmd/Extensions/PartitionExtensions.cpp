@@ -366,8 +366,10 @@ cutPaddedReductions(linalg::LinalgOp op, PartitionContext &context,
 
 static Values partitionLinalg(linalg::LinalgOp op, PartitionContext &context,
                               RewriterBase &rewriter, TypeRange types) {
-  // Ops on buffers (in kernel bodies) hold no sharded value.
-  if (!op.hasPureTensorSemantics()) {
+  // Ops on buffers (in kernel bodies) hold no sharded value. (An op with
+  // tensor semantics has a result per init; asking for results does not
+  // load every operand's type.)
+  if (op->getNumResults() == 0) {
     setLocalResultTypes(rewriter, op, types);
     return SmallVector<Value>(op->getResults());
   }

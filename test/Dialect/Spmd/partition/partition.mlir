@@ -163,3 +163,31 @@ func.func @permute(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh
   %0 = spmd.collective_permute %arg0 out_sharding=<@mesh, [{"x"}, {}]> : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
+
+// Structured ops on buffers hold no sharded value: they are left as they
+// are, and a linalg.index in their bodies gets no offset.
+// CHECK-LABEL: func @buffers
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg1 : memref<4x4xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg1 : memref<4x4xf32>) outs(%arg2 : memref<4x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: linalg.index 0 : index
+// CHECK-NEXT: arith.index_cast
+// CHECK: return %arg0 : tensor<4x16xf32>
+func.func @buffers(%arg0: tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>},
+                   %buf: memref<4x4xf32>, %out: memref<4x4xf32>)
+    -> (tensor<8x16xf32> {spmd.sharding = #spmd.sharding<@mesh, [{"x"}, {}]>}) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%buf : memref<4x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%buf : memref<4x4xf32>) outs(%out : memref<4x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    %s = arith.addf %in, %f : f32
+    linalg.yield %s : f32
+  }
+  return %arg0 : tensor<8x16xf32>
+}
